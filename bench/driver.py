@@ -1,0 +1,462 @@
+#!/usr/bin/env python3
+"""Baton benchmark driver: builds every benchmark against Baton, MPICH and
+Open MPI, runs them interleaved in one session, and writes a report.
+
+Normally started through bench/run.sh (which installs missing packages);
+see bench/README.md for the options and the method.
+
+Adding a benchmark: write bench/<name>.c (plain MPI, prints
+'RESULT <name> <size> <value> <unit>' from rank 0) and add one Bench(...)
+line to BENCHMARKS below.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime
+import os
+import platform
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+BENCH_DIR = Path(__file__).resolve().parent
+REPO = BENCH_DIR.parent
+
+
+@dataclass(frozen=True)
+class Bench:
+    name: str  # source bench/<name>.c, and the tag in its RESULT lines
+    ranks: int  # processes to launch
+    unit: str  # which RESULT unit goes into the table and plot
+    better: str  # "lower" or "higher": decides the best peer and the ratio's sense
+    title: str
+    yscale: str  # plot y axis: "log" or "linear" (x is always log2 of the size)
+
+
+# The registry.  One line per benchmark; order is the report's order.
+BENCHMARKS = [
+    Bench("pt2pt_latency", 2, "us", "lower", "Ping-pong latency (half round trip)", "log"),
+    Bench("pt2pt_bandwidth", 2, "GB/s", "higher", "Streaming bandwidth (window of 64 Isend)", "linear"),
+]
+
+UNIT_LABEL = {"us": "µs", "GB/s": "GB/s", "MB/s": "MB/s"}
+
+
+@dataclass
+class Library:
+    key: str  # short, file-safe
+    label: str  # as shown in the report
+    mpicc: str
+    mpiexec: str
+    launch_args: list[str] = field(default_factory=list)  # between mpiexec and -n
+    version: str = ""
+    na_reason: str | None = None  # set when the whole library is unusable
+
+
+def is_root() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def tail(text: str, lines: int = 6) -> str:
+    return "\n".join(text.strip().splitlines()[-lines:])
+
+
+def one_line(text: str, limit: int = 200) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def tool_version(mpiexec: str) -> str:
+    try:
+        out = subprocess.run([mpiexec, "--version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown version"
+    text = out.stdout + out.stderr
+    m = re.search(r"(\d+\.\d+(?:\.\d+)?(?:[a-z]+\d*)?)", text)
+    version = m.group(1) if m else "unknown version"
+    dev = re.search(r"--with-device=(\S+?)'", text)
+    return f"{version} ({dev.group(1)})" if dev else version
+
+
+def resolve(cmd: str) -> str | None:
+    if os.sep in cmd:
+        return cmd if os.access(cmd, os.X_OK) else None
+    return shutil.which(cmd)
+
+
+def make_libraries(args) -> list[Library]:
+    baton_dir = Path(args.baton_build)
+    if not baton_dir.is_absolute():
+        baton_dir = REPO / baton_dir
+    libs = [
+        Library("baton", "Baton", str(baton_dir / "bin" / "mpicc"), str(baton_dir / "bin" / "mpiexec")),
+        Library("mpich", "MPICH", "mpicc.mpich", "mpiexec.mpich"),
+        Library(
+            "openmpi",
+            "Open MPI",
+            "mpicc.openmpi",
+            "mpiexec.openmpi",
+            (["--allow-run-as-root"] if is_root() else []) + ["--oversubscribe"],
+        ),
+    ]
+    wanted = set(args.libs.split(","))
+    libs = [lib for lib in libs if lib.key in wanted]
+    for lib in libs:
+        missing = [c for c in (lib.mpicc, lib.mpiexec) if resolve(c) is None]
+        if missing:
+            hint = ""
+            if lib.key == "baton":
+                hint = (
+                    f" (build Baton first: cmake -S . -B {args.baton_build} -G Ninja && "
+                    f"cmake --build {args.baton_build}, or pass --build-baton)"
+                )
+            lib.na_reason = "not found: " + ", ".join(missing) + hint
+        elif lib.key == "baton":
+            lib.version = f"{baton_dir} (git {git_head()})"
+        else:
+            lib.version = tool_version(lib.mpiexec)
+    return libs
+
+
+def git_head() -> str:
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10
+        )
+        return out.stdout.strip() or "unknown"
+    except OSError:
+        return "unknown"
+
+
+def build_baton(args, log_dir: Path) -> str | None:
+    """Configure and build Baton; returns a failure reason or None."""
+    build = Path(args.baton_build)
+    if not build.is_absolute():
+        build = REPO / build
+    log = log_dir / "baton-build.log"
+    steps = [
+        ["cmake", "-S", str(REPO), "-B", str(build), "-G", "Ninja"],
+        ["cmake", "--build", str(build)],
+    ]
+    with log.open("w") as f:
+        for cmd in steps:
+            print("  $", " ".join(cmd), flush=True)
+            rc = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT).returncode
+            if rc != 0:
+                return f"Baton build failed ({' '.join(cmd[:2])}...: exit {rc}); see {log}"
+    return None
+
+
+def compile_all(libs, benches, out: Path, log_dir: Path, cflags: list[str]) -> dict:
+    """Returns {(lib.key, bench.name): executable path or failure reason}."""
+    built: dict[tuple[str, str], dict] = {}
+    for lib in libs:
+        if lib.na_reason:
+            continue
+        bin_dir = out / "build" / lib.key
+        bin_dir.mkdir(parents=True, exist_ok=True)
+        for b in benches:
+            exe = bin_dir / b.name
+            cmd = [lib.mpicc, *cflags, "-I", str(BENCH_DIR), "-o", str(exe), str(BENCH_DIR / f"{b.name}.c")]
+            res = subprocess.run(cmd, capture_output=True, text=True)
+            (log_dir / f"compile.{b.name}.{lib.key}.log").write_text(" ".join(cmd) + "\n" + res.stdout + res.stderr)
+            if res.returncode != 0:
+                reason = f"compile failed: {one_line(tail(res.stderr or res.stdout, 3))}"
+                built[(b.name, lib.key)] = {"error": reason}
+                print(f"  {lib.label:9s} {b.name}: {reason}", flush=True)
+            else:
+                built[(b.name, lib.key)] = {"exe": str(exe)}
+        ok = [b.name for b in benches if "exe" in built[(b.name, lib.key)]]
+        print(f"  {lib.label:9s} built: {', '.join(ok) if ok else 'nothing'}", flush=True)
+    return built
+
+
+RESULT_RE = re.compile(r"^RESULT\s+(\S+)\s+(\d+)\s+(\S+)\s+(\S+)\s*$")
+
+
+def run_one(lib: Library, b: Bench, exe: str, bench_args: list[str], timeout: float, log: Path):
+    """One launch; returns ({size: value}, error or None, seconds)."""
+    cmd = [lib.mpiexec, *lib.launch_args, "-n", str(b.ranks), exe, *bench_args]
+    start = time.monotonic()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout)
+        error = None if proc.returncode == 0 else f"exit code {proc.returncode}"
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        stdout, stderr = proc.communicate()
+        error = f"timed out after {timeout:.0f} s"
+    seconds = time.monotonic() - start
+    log.write_text(f"$ {' '.join(cmd)}\n# {seconds:.2f} s, {error or 'ok'}\n--- stdout\n{stdout}\n--- stderr\n{stderr}")
+    values = {}
+    for line in stdout.splitlines():
+        m = RESULT_RE.match(line.strip())
+        if m and m.group(1) == b.name and m.group(4) == b.unit:
+            try:
+                values[int(m.group(2))] = float(m.group(3))
+            except ValueError:
+                pass
+    if error is None and not values:
+        error = "no RESULT lines"
+    if error:
+        detail = one_line(tail(stderr, 3)) if stderr.strip() else ""
+        error = f"{error}{': ' + detail if detail else ''} (log: {log})"
+    return values, error, seconds
+
+
+def fmt_size(n: int) -> str:
+    for unit, shift in (("MiB", 20), ("KiB", 10)):
+        if n >= (1 << shift) and n % (1 << shift) == 0:
+            return f"{n >> shift} {unit}"
+    return f"{n} B"
+
+
+def fmt_value(v: float | None) -> str:
+    if v is None:
+        return "n/a"
+    if v == 0:
+        return "0"
+    mag = abs(v)
+    if mag >= 100:
+        return f"{v:.1f}"
+    if mag >= 10:
+        return f"{v:.2f}"
+    if mag >= 0.1:
+        return f"{v:.3f}"
+    return f"{v:.4f}"
+
+
+def median_or_none(xs):
+    return statistics.median(xs) if xs else None
+
+
+def bench_table(b: Bench, libs, data) -> list[str]:
+    """Markdown rows: size, one column per library, ratio Baton / best peer."""
+    labels = [lib.label for lib in libs]
+    has_baton = any(lib.key == "baton" for lib in libs)
+    peers = [lib for lib in libs if lib.key != "baton"]
+    head = ["Size", *labels] + (["Baton / best peer"] if has_baton else [])
+    rows = ["| " + " | ".join(head) + " |", "|" + "|".join(["---:"] * len(head)) + "|"]
+    sizes = sorted({s for lib in libs for s in data.get((b.name, lib.key), {})})
+    for size in sizes:
+        meds = {lib.key: median_or_none(data.get((b.name, lib.key), {}).get(size, [])) for lib in libs}
+        cells = [fmt_size(size)] + [fmt_value(meds[lib.key]) for lib in libs]
+        if has_baton:
+            peer_vals = [meds[p.key] for p in peers if meds[p.key] is not None]
+            best = (min if b.better == "lower" else max)(peer_vals) if peer_vals else None
+            baton = meds.get("baton")
+            cells.append(f"{baton / best:.2f}" if baton is not None and best else "n/a")
+        rows.append("| " + " | ".join(cells) + " |")
+    return rows
+
+
+def spread_line(b: Bench, libs, data) -> str:
+    """Median over sizes of (max - min) / median across repetitions, per library."""
+    parts = []
+    for lib in libs:
+        per_size = data.get((b.name, lib.key), {})
+        rel = [
+            (max(v) - min(v)) / statistics.median(v)
+            for v in per_size.values()
+            if len(v) >= 2 and statistics.median(v) > 0
+        ]
+        parts.append(f"{lib.label} {100 * statistics.median(rel):.0f}%" if rel else f"{lib.label} n/a")
+    return "Run-to-run spread (median over sizes of (max-min)/median): " + ", ".join(parts)
+
+
+def plot(b: Bench, libs, data, na_notes: list[str], path: Path) -> bool:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        from matplotlib.ticker import FuncFormatter
+    except ImportError:
+        return False
+    fig, ax = plt.subplots(figsize=(9, 5.5))
+    styles = {"baton": ("tab:red", "o"), "mpich": ("tab:blue", "s"), "openmpi": ("tab:green", "^")}
+    for lib in libs:
+        per_size = data.get((b.name, lib.key), {})
+        sizes = sorted(s for s in per_size if s > 0 and per_size[s])  # log axis: no 0 B point
+        if not sizes:
+            continue
+        color, marker = styles.get(lib.key, (None, "o"))
+        meds = [statistics.median(per_size[s]) for s in sizes]
+        ax.plot(sizes, meds, marker=marker, markersize=4, color=color, label=lib.label, linewidth=1.6)
+        lows = [min(per_size[s]) for s in sizes]
+        highs = [max(per_size[s]) for s in sizes]
+        ax.fill_between(sizes, lows, highs, color=color, alpha=0.15, linewidth=0)
+    ax.set_xscale("log", base=2)
+    largest = max((s for lib in libs for s in data.get((b.name, lib.key), {})), default=1)
+    ax.set_xticks([4**k for k in range(16) if 4**k <= largest])
+    ax.set_yscale(b.yscale)
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: fmt_size(int(x)).replace(" ", "") if x >= 1 else ""))
+    ax.set_xlabel("Message size")
+    unit = UNIT_LABEL.get(b.unit, b.unit)
+    ax.set_ylabel(f"{unit} ({b.better} is better)")
+    ax.set_title(f"{b.title}: median of repetitions, band = min..max")
+    ax.grid(True, which="major", alpha=0.4)
+    ax.grid(True, which="minor", alpha=0.12)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend()
+    if na_notes:
+        fig.text(0.01, 0.01, "\n".join(na_notes), fontsize=8, color="dimgray", va="bottom")
+    plt.setp(ax.get_xticklabels(), rotation=45, ha="right")
+    fig.tight_layout(rect=(0, 0.035 * len(na_notes), 1, 1))
+    fig.savefig(path, dpi=130)
+    plt.close(fig)
+    return True
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--baton-build", default="build", help="Baton build dir, relative to the repo root (default: build)")
+    ap.add_argument("--build-baton", action="store_true", help="configure and build Baton in that dir first")
+    ap.add_argument("--repeats", type=int, default=None, help="launches per benchmark and library (default 5, 3 with --quick)")
+    ap.add_argument("--quick", action="store_true", help="short runs: fewer iterations, samples and repeats")
+    ap.add_argument("--bench", default=",".join(b.name for b in BENCHMARKS), help="comma-separated benchmarks to run")
+    ap.add_argument("--libs", default="baton,mpich,openmpi", help="comma-separated subset of baton,mpich,openmpi")
+    ap.add_argument("--max-size", type=int, default=None, help="largest message size in bytes (default 4 MiB)")
+    ap.add_argument("--timeout", type=float, default=None, help="seconds per launch (default 180, 60 with --quick)")
+    ap.add_argument("--out", default=str(BENCH_DIR / "results"), help="output dir (default bench/results)")
+    ap.add_argument("--cflags", default="-O2", help="flags for every mpicc (default -O2)")
+    args = ap.parse_args()
+
+    repeats = args.repeats if args.repeats is not None else (3 if args.quick else 5)
+    timeout = args.timeout if args.timeout is not None else (60.0 if args.quick else 180.0)
+    wanted = args.bench.split(",")
+    unknown = [w for w in wanted if w not in {b.name for b in BENCHMARKS}]
+    if unknown:
+        print(f"unknown benchmark(s): {', '.join(unknown)}", file=sys.stderr)
+        return 2
+    benches = [b for b in BENCHMARKS if b.name in wanted]
+    out = Path(args.out)
+    log_dir = out / "logs"
+    log_dir.mkdir(parents=True, exist_ok=True)
+    started = datetime.datetime.now(datetime.timezone.utc)
+    t_start = time.monotonic()
+
+    baton_build_error = None
+    if args.build_baton and "baton" in args.libs.split(","):
+        print("Building Baton", flush=True)
+        baton_build_error = build_baton(args, log_dir)
+    libs = make_libraries(args)
+    for lib in libs:
+        if lib.key == "baton" and baton_build_error:
+            lib.na_reason = baton_build_error
+    print("Libraries:", flush=True)
+    for lib in libs:
+        print(f"  {lib.label:9s} {'n/a: ' + lib.na_reason if lib.na_reason else lib.version}", flush=True)
+
+    print("Compiling benchmarks", flush=True)
+    bench_args = (["--quick"] if args.quick else []) + (
+        ["--max-size", str(args.max_size)] if args.max_size is not None else []
+    )
+    built = compile_all(libs, benches, out, log_dir, args.cflags.split())
+
+    # (bench, lib) -> {size: [value per successful repetition]}
+    data: dict[tuple[str, str], dict[int, list[float]]] = {}
+    errors: dict[tuple[str, str], list[str]] = {}
+    raw_rows = []
+    active = [lib for lib in libs if not lib.na_reason]
+    for rep in range(repeats):
+        for b in benches:
+            # Interleave the libraries within every repetition and rotate which
+            # goes first, so slow drifts and bursts of noise hit all of them.
+            order = active[rep % len(active):] + active[: rep % len(active)] if active else []
+            for lib in order:
+                key = (b.name, lib.key)
+                entry = built.get(key, {})
+                if "exe" not in entry:
+                    continue
+                if errors.get(key) and not data.get(key):
+                    continue  # failed before ever producing numbers: don't keep paying for it
+                log = log_dir / f"{b.name}.{lib.key}.rep{rep + 1}.log"
+                values, error, secs = run_one(lib, b, entry["exe"], bench_args, timeout, log)
+                status = "ok" if not error else "FAILED: " + error
+                print(f"  [rep {rep + 1}/{repeats}] {b.name:16s} {lib.label:9s} {secs:6.1f} s  {status}", flush=True)
+                if error:
+                    errors.setdefault(key, []).append(f"rep {rep + 1}: {error}")
+                    continue
+                for size, v in values.items():
+                    data.setdefault(key, {}).setdefault(size, []).append(v)
+                    raw_rows.append([b.name, lib.label, rep + 1, size, v, b.unit])
+
+    with (out / "raw.csv").open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["bench", "library", "repetition", "size_bytes", "value", "unit"])
+        w.writerows(raw_rows)
+
+    elapsed = time.monotonic() - t_start
+    report = [
+        "# Baton benchmark report",
+        "",
+        f"- Generated: {started:%Y-%m-%d %H:%M UTC} on `{platform.node()}` "
+        f"({os.cpu_count()} CPUs, {platform.machine()}, {platform.platform(terse=True)})",
+        f"- Command: `bench/run.sh {' '.join(sys.argv[1:])}`".replace("`bench/run.sh `", "`bench/run.sh`"),
+        f"- Repository: git {git_head()}; mode: {'quick' if args.quick else 'full'}; "
+        f"{repeats} launches per benchmark and library, interleaved; took {elapsed:.0f} s",
+        "- Each value is the median over launches of each launch's own median of timed batches "
+        "(see bench/README.md).",
+        "",
+        "## Libraries",
+        "",
+    ]
+    for lib in libs:
+        if lib.na_reason:
+            report.append(f"- **{lib.label}: n/a** — {lib.na_reason}")
+        else:
+            launcher = " ".join([lib.mpiexec, *lib.launch_args])
+            report.append(f"- {lib.label}: {lib.version}; `{lib.mpicc}`, `{launcher}`")
+    stdout_tables = []
+    for b in benches:
+        unit = UNIT_LABEL.get(b.unit, b.unit)
+        ratio_note = (
+            "Baton / best peer > 1 means Baton is slower"
+            if b.better == "lower"
+            else "Baton / best peer < 1 means Baton is slower"
+        )
+        report += ["", f"## {b.name}: {b.title}, {unit} ({b.better} is better; {ratio_note})", ""]
+        notes = []
+        for lib in libs:
+            key = (b.name, lib.key)
+            if lib.na_reason:
+                notes.append(f"{lib.label}: n/a ({one_line(lib.na_reason, 120)})")
+            elif "error" in built.get(key, {}):
+                notes.append(f"{lib.label}: n/a ({one_line(built[key]['error'], 120)})")
+            elif not data.get(key):
+                first = errors.get(key, ["no data"])[0]
+                notes.append(f"{lib.label}: n/a (run failed: {one_line(first, 120)})")
+            elif errors.get(key):
+                notes.append(f"{lib.label}: {len(errors[key])} of {repeats} launches failed, first: {one_line(errors[key][0], 120)}")
+        table = bench_table(b, libs, data)
+        report += table
+        report += ["", spread_line(b, libs, data) + "."]
+        if notes:
+            report += [""] + [f"- {n}" for n in notes]
+        png = out / f"{b.name}.png"
+        if plot(b, libs, data, [n for n in notes if "n/a" in n], png):
+            report += ["", f"![{b.name}]({png.name})"]
+        else:
+            report += ["", "(no plot: matplotlib is not available to this Python)"]
+        stdout_tables += ["", f"{b.name}: {b.title}, {unit} ({b.better} is better)", *table, *notes]
+
+    (out / "report.md").write_text("\n".join(report) + "\n")
+    print("\n".join(stdout_tables))
+    print(f"\nReport: {out / 'report.md'}  (plots and raw.csv beside it, logs in {log_dir}); {elapsed:.0f} s")
+    # Succeed when every available peer produced numbers: Baton may legitimately be n/a.
+    peers_ok = all(
+        data.get((b.name, lib.key)) for b in benches for lib in libs if lib.key != "baton" and not lib.na_reason
+    )
+    return 0 if peers_ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
