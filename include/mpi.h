@@ -651,9 +651,22 @@ typedef void (MPI_T_event_dropped_cb_function)(MPI_Count count, MPI_T_event_regi
  * and forward to PMPI_Name; Baton defines both (src/abi/).  One line per
  * function, grouped by topic, alphabetical inside a group; the large-count
  * form MPI_Name_c follows MPI_Name.
+ *
+ * The declarations carry default symbol visibility, so the library (built
+ * with -fvisibility=hidden) exports its definitions, and so does a tool
+ * library that wraps MPI_ functions.  Visibility does not change a symbol's
+ * name or signature.
  * ========================================================================= */
 
-#define BATON_MPI_DECL(ret, name, params) ret name params; ret P##name params
+#if defined(__GNUC__) || defined(__clang__)
+#define BATON_MPI_EXPORT __attribute__((visibility("default")))
+#else
+#define BATON_MPI_EXPORT
+#endif
+
+#define BATON_MPI_DECL(ret, name, params) \
+    BATON_MPI_EXPORT ret name params;     \
+    BATON_MPI_EXPORT ret P##name params
 
 /* ---- Point-to-point send and receive ---- */
 BATON_MPI_DECL(int, MPI_Bsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
