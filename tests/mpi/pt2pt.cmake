@@ -1,0 +1,6 @@
+# Point-to-point test programs (included by tests/mpi/CMakeLists.txt).
+# Each program checks data and statuses, agrees on PASS/FAIL at the end with point-to-point only
+# (mpitest.h) and exits non-zero on failure. Times are for MPICH on 2 cores at 8 ranks.
+
+# every predefined C datatype, counts 0 .. 16 MB (eager and rendezvous), MPI_PROC_NULL
+add_mpi_test(NAME pt2pt_datatypes SOURCES pt2pt_datatypes.c NP 1 2 3 4 8 TIMEOUT 60 LABELS pt2pt)
