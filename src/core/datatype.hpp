@@ -94,8 +94,8 @@ class datatype {
   datatype& operator=(const datatype&) = delete;
 
   // Reference counting; both are no-ops on predefined types. release() deletes at zero.
-  void retain() noexcept;
-  void release() noexcept;
+  void retain() const noexcept;
+  void release() const noexcept;
   int64_t ref_count() const noexcept { return refs_.load(std::memory_order_relaxed); }
 
   // Type map metrics (bytes). size(): data bytes per element; extent() = ub - lb.
@@ -107,7 +107,7 @@ class datatype {
   int64_t true_ub() const noexcept { return true_ub_; }
   int64_t true_extent() const noexcept { return true_ub_ - true_lb_; }
   // count elements form one contiguous byte range [buf + true_lb, buf + true_lb + count*size):
-  // one element has no holes and extent() == size().
+  // one element has no holes and extent() == size(). Known from commit() on (false before).
   bool is_contiguous() const noexcept { return contiguous_; }
   bool is_committed() const noexcept { return committed_; }
   bool is_predefined() const noexcept { return comb_ == combiner::named; }
@@ -134,8 +134,12 @@ class datatype {
   // displacements and strides), large counts (only for types made by a _c constructor, after
   // mark_large_count()), and datatypes (component types, not retained again by the caller).
   combiner get_combiner() const noexcept { return comb_; }
-  std::span<const int64_t> contents_integers() const noexcept { return ints_; }
-  std::span<const int64_t> contents_addresses() const noexcept { return addrs_; }
+  std::span<const int64_t> contents_integers() const noexcept {
+    return large_count_ ? std::span<const int64_t>(c_ints_) : std::span<const int64_t>(ints_);
+  }
+  std::span<const int64_t> contents_addresses() const noexcept {
+    return large_count_ ? std::span<const int64_t>() : std::span<const int64_t>(addrs_);
+  }
   std::span<const int64_t> contents_large_counts() const noexcept { return large_; }
   std::span<datatype* const> contents_datatypes() const noexcept { return types_; }
   // Re-lays the contents out as the large-count (_c) constructor does: src/abi calls it right
@@ -158,7 +162,7 @@ class datatype {
   friend const datatype* predefined_datatype(uint32_t abi_code) noexcept;
   friend struct predefined_table;
 
-  std::atomic<int64_t> refs_{1};
+  mutable std::atomic<int64_t> refs_{1};
   combiner comb_ = combiner::named;
   uint32_t abi_code_ = 0;
   basic_kind kind_ = basic_kind::none;  // predefined only
@@ -180,9 +184,10 @@ class datatype {
   int64_t pair_second_offset_ = 0;
   int64_t external32_size_ = 0;  // predefined: external32 bytes per element
   std::string name_;
-  std::vector<int64_t> ints_;
-  std::vector<int64_t> addrs_;
-  std::vector<int64_t> large_;
+  std::vector<int64_t> ints_;   // integers as the non-large-count constructor lays them out
+  std::vector<int64_t> addrs_;  // addresses, likewise
+  std::vector<int64_t> large_;   // large-count layout (after mark_large_count)
+  std::vector<int64_t> c_ints_;  // integers in the large-count layout
   std::vector<datatype*> types_;  // retained component types (the contents' datatypes)
   datatype* impl_ = nullptr;      // subarray/darray/dup: the equivalent type tree, retained
   std::vector<dt_segment> segs_;  // compiled form (empty for size 0)

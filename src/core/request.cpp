@@ -1,0 +1,59 @@
+#include "core/request.hpp"
+
+#include <mutex>
+#include <new>
+#include <vector>
+
+namespace baton::core {
+
+namespace {
+// A simple free list under a mutex. Requests are created and retired under the engine lock in
+// threaded mode anyway; the mutex keeps the pool itself safe from any thread.
+struct request_pool {
+  std::mutex m;
+  std::vector<request*> free;
+  uint64_t live = 0;
+  ~request_pool() {
+    for (request* r : free) ::operator delete(r);
+  }
+};
+request_pool& pool() {
+  static request_pool* p = new request_pool;  // never destroyed: requests may outlive statics
+  return *p;
+}
+}  // namespace
+
+request* request_new(req_kind kind) {
+  request_pool& p = pool();
+  void* mem = nullptr;
+  {
+    std::lock_guard<std::mutex> g(p.m);
+    ++p.live;
+    if (!p.free.empty()) {
+      mem = p.free.back();
+      p.free.pop_back();
+    }
+  }
+  if (!mem) mem = ::operator new(sizeof(request));
+  request* r = new (mem) request();
+  r->kind = kind;
+  return r;
+}
+
+void request_delete(request* r) {
+  if (r->ops && r->ops->on_destroy) r->ops->on_destroy(r);
+  r->magic = 0;
+  r->~request();
+  request_pool& p = pool();
+  std::lock_guard<std::mutex> g(p.m);
+  --p.live;
+  p.free.push_back(r);
+}
+
+uint64_t request_live_count() {
+  request_pool& p = pool();
+  std::lock_guard<std::mutex> g(p.m);
+  return p.live;
+}
+
+}  // namespace baton::core

@@ -1,0 +1,128 @@
+#include "core/runtime.hpp"
+
+#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "core/progress.hpp"
+#include "p2p/p2p.hpp"
+
+namespace baton::core {
+
+namespace {
+runtime g_rt;
+pthread_t g_main_thread;
+
+double now() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+}
+
+// Host names go through PMI as hex so any character survives the wire format.
+std::string hex(const std::string& s) {
+  static const char* d = "0123456789abcdef";
+  std::string o;
+  for (unsigned char c : s) {
+    o += d[c >> 4];
+    o += d[c & 15];
+  }
+  return o;
+}
+
+comm* make_builtin(uint32_t ctx, std::vector<int> world, int rank) {
+  comm* c = new comm;
+  c->ctx = ctx;
+  c->size = static_cast<int>(world.size());
+  c->rank = rank;
+  c->world = std::move(world);
+  c->predefined = true;
+  c->eh = errhandler_predefined(errhandler_kind::fatal);
+  return c;
+}
+}  // namespace
+
+runtime& rt() { return g_rt; }
+
+errc runtime_init(thread_level requested, thread_level* provided) {
+  runtime& R = g_rt;
+  g_main_thread = pthread_self();
+  R.wtime_base = now();
+  if (errc e = R.pmi.init(); e != errc::success) return e;
+  R.world_rank = R.pmi.rank();
+  R.world_size = R.pmi.size();
+
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  R.hostname = host;
+  if (errc e = R.pmi.put("baton.host." + std::to_string(R.world_rank), hex(R.hostname)); e != errc::success) return e;
+  if (errc e = R.pmi.barrier(); e != errc::success) return e;
+  R.local_of_world.assign(static_cast<size_t>(R.world_size), -1);
+  R.world_of_local.clear();
+  const std::string mine = hex(R.hostname);
+  for (int r = 0; r < R.world_size; ++r) {
+    std::string h = mine;
+    if (r != R.world_rank) {
+      if (errc e = R.pmi.get("baton.host." + std::to_string(r), h); e != errc::success) return e;
+    }
+    if (h == mine) {
+      R.local_of_world[static_cast<size_t>(r)] = static_cast<int>(R.world_of_local.size());
+      R.world_of_local.push_back(r);
+    }
+  }
+  R.local_rank = R.local_of_world[static_cast<size_t>(R.world_rank)];
+  if (static_cast<int>(R.world_of_local.size()) != R.world_size) {
+    return error_set(errc::unsupported_operation,
+                     "the job spans %d hosts, but this build of Baton has only the shared-memory transport "
+                     "(ranks on one host)",
+                     R.world_size - static_cast<int>(R.world_of_local.size()) + 1);
+  }
+
+  R.level = requested > thread_level::multiple ? thread_level::multiple : requested;
+  if (requested < thread_level::single) R.level = thread_level::single;
+  if (const char* v = std::getenv("BATON_THREAD_LEVEL"); v && *v) {
+    int l = std::atoi(v);
+    if (l >= 0 && l <= 3 && thread_level(l) < R.level) R.level = thread_level(l);
+  }
+  *provided = R.level;
+  R.threaded = R.level == thread_level::multiple;
+
+  std::vector<int> world(static_cast<size_t>(R.world_size));
+  for (int r = 0; r < R.world_size; ++r) world[static_cast<size_t>(r)] = r;
+  R.world = make_builtin(0, std::move(world), R.world_rank);
+  R.world->name = "MPI_COMM_WORLD";
+  R.self = make_builtin(2, std::vector<int>{R.world_rank}, 0);
+  R.self->name = "MPI_COMM_SELF";
+  context_reserve(0);
+  context_reserve(2);
+
+  if (errc e = p2p::engine_init(); e != errc::success) return e;
+  R.initialized.store(true);
+  return errc::success;
+}
+
+errc runtime_finalize() {
+  runtime& R = g_rt;
+  p2p::flush();
+  if (errc e = R.pmi.barrier(); e != errc::success) return e;
+  p2p::engine_finalize();
+  errc e = R.pmi.finalize();
+  R.finalized.store(true);
+  return e;
+}
+
+void runtime_abort(int code, const std::string& message) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  g_rt.pmi.abort(code, message);
+  ::_exit(code == 0 ? 1 : code);
+}
+
+bool runtime_is_main_thread() { return pthread_equal(pthread_self(), g_main_thread) != 0; }
+
+double wtime() { return now() - g_rt.wtime_base; }
+
+}  // namespace baton::core

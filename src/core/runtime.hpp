@@ -1,0 +1,68 @@
+// The process-wide runtime: start-up and shut-down, the world, thread support, the engine lock.
+#pragma once
+
+#include <atomic>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/comm.hpp"
+#include "core/error.hpp"
+#include "core/pmi.hpp"
+
+namespace baton::core {
+
+enum class thread_level : int { single = 0, funneled = 1, serialized = 2, multiple = 3 };
+
+struct runtime {
+  pmi_client pmi;
+  int world_rank = 0;
+  int world_size = 1;
+  std::string hostname;
+  std::vector<int> local_of_world;  // world rank -> index on this host, -1 if remote
+  std::vector<int> world_of_local;  // index on this host -> world rank
+  int local_rank = 0;
+
+  thread_level level = thread_level::single;
+  bool threaded = false;  // engine lock in use (MPI_THREAD_MULTIPLE)
+  std::mutex engine_mutex;
+  std::atomic<bool> initialized{false};
+  std::atomic<bool> finalized{false};
+  void* main_thread = nullptr;
+
+  comm* world = nullptr;
+  comm* self = nullptr;
+  double wtime_base = 0;
+};
+
+runtime& rt();
+
+[[nodiscard]] errc runtime_init(thread_level requested, thread_level* provided);
+[[nodiscard]] errc runtime_finalize();
+[[noreturn]] void runtime_abort(int code, const std::string& message);
+bool runtime_is_main_thread();
+double wtime();
+
+// Serializes the engine when several threads may call in (MPI_THREAD_MULTIPLE); free otherwise.
+class engine_guard {
+ public:
+  engine_guard() : locked_(rt().threaded) {
+    if (locked_) rt().engine_mutex.lock();
+  }
+  ~engine_guard() {
+    if (locked_) rt().engine_mutex.unlock();
+  }
+  engine_guard(const engine_guard&) = delete;
+  engine_guard& operator=(const engine_guard&) = delete;
+  void unlock() {
+    if (locked_) rt().engine_mutex.unlock();
+  }
+  void lock() {
+    if (locked_) rt().engine_mutex.lock();
+  }
+
+ private:
+  bool locked_;
+};
+
+}  // namespace baton::core

@@ -1,0 +1,932 @@
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "core/comm.hpp"
+#include "core/datatype.hpp"
+#include "core/progress.hpp"
+#include "core/runtime.hpp"
+#include "p2p/engine_state.hpp"
+
+namespace baton::p2p {
+
+using core::req_status;
+using core::send_mode;
+using transport::shm::pkt_header;
+using transport::shm::segment;
+
+namespace {
+engine* g_engine = nullptr;
+
+uint64_t env_u64(const char* name, uint64_t fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::strtoull(v, nullptr, 0) : fallback;
+}
+
+// ---- moving bytes between user buffers and packed streams ----
+
+// Copies `len` packed bytes at packed offset `off` of the receive buffer; clips at capacity.
+void copy_in(request* r, uint64_t off, const void* data, size_t len) {
+  if (off >= r->total) return;
+  if (len > r->total - off) len = r->total - off;
+  if (len == 0) return;
+  if (r->dt->is_contiguous()) {
+    std::memcpy(static_cast<char*>(r->buf) + r->dt->true_lb() + off, data, len);
+  } else {
+    core::pack_cursor cur(r->buf, r->count, *r->dt);
+    cur.seek(off);
+    (void)cur.unpack(data, len);
+  }
+}
+
+void copy_out(const request* r, uint64_t off, void* out, size_t len) {
+  if (len == 0) return;
+  if (r->dt->is_contiguous()) {
+    std::memcpy(out, static_cast<const char*>(r->buf) + r->dt->true_lb() + off, len);
+  } else {
+    core::pack_cursor cur(r->buf, r->count, *r->dt);
+    cur.seek(off);
+    (void)cur.pack(out, len);
+  }
+}
+
+void set_recv_status(request* r, int src, int tag, uint64_t msg_len) {
+  r->status.source = src;
+  r->status.tag = tag;
+  r->msg_len = msg_len;
+  r->status.bytes = std::min<uint64_t>(msg_len, r->total);
+  if (msg_len > r->total) {
+    r->status.error = core::error_set(core::errc::truncate,
+                                      "message of %llu bytes from rank %d (tag %d) truncated: the receive buffer "
+                                      "holds %llu bytes",
+                                      (unsigned long long)msg_len, src, tag, (unsigned long long)r->total);
+  }
+}
+
+// ---- emitting packets to a shared-memory peer ----
+
+void ring_doorbell(uint32_t dst) {
+  segment& s = eng().seg;
+  transport::shm::full_fence();
+  auto& a = s.area(dst);
+  if (a.sleeping.load(std::memory_order_relaxed)) {
+    a.doorbell.fetch_add(1, std::memory_order_release);
+    transport::shm::futex_wake(&a.doorbell);
+  }
+}
+
+pkt_header* reserve_slot(peer_state& p) {
+  pkt_header* h = eng().seg.slot(p.local, eng().me_local, p.tx);
+  if (h->full.load(std::memory_order_acquire)) return nullptr;
+  return h;
+}
+
+void commit_slot(peer_state& p, pkt_header* h) {
+  h->full.store(1, std::memory_order_release);
+  p.tx = (p.tx + 1 == eng().seg.params().nslots) ? 0 : p.tx + 1;
+}
+
+void mark_active(peer_state& p) {
+  auto& a = eng().active_peers;
+  if (std::find(a.begin(), a.end(), p.local) == a.end()) a.push_back(p.local);
+}
+
+// Emits as much of the item as the ring takes; true when the item is fully emitted.
+bool emit(peer_state& p, out_item& it) {
+  segment& s = eng().seg;
+  const size_t cap = s.slot_payload();
+  if (it.req == nullptr) {  // control packet
+    pkt_header* h = reserve_slot(p);
+    if (!h) return false;
+    h->type = it.type;
+    h->flags = 0;
+    h->frag_len = 0;
+    h->msg_len = 0;
+    h->cookie = it.cookie;
+    h->aux = it.aux;
+    commit_slot(p, h);
+    ring_doorbell(p.local);
+    return true;
+  }
+  request* r = it.req;
+  if (it.type == pkt_rts) {
+    pkt_header* h = reserve_slot(p);
+    if (!h) return false;
+    h->type = pkt_rts;
+    h->flags = (r->dt->is_contiguous() ? flag_cma : 0);
+    h->ctx = r->c->ctx;
+    h->src = r->c->rank;
+    h->tag = r->tag;
+    h->frag_len = 0;
+    h->msg_len = r->total;
+    h->cookie = reinterpret_cast<uint64_t>(r);
+    h->aux = reinterpret_cast<uint64_t>(static_cast<char*>(r->buf) + r->dt->true_lb());
+    commit_slot(p, h);
+    ring_doorbell(p.local);
+    return true;
+  }
+  // eager: first slot carries the envelope, the rest follow as continuation slots
+  bool any = false;
+  while (r->done < r->total || (r->total == 0 && !(r->proto & proto_data_out))) {
+    pkt_header* h = reserve_slot(p);
+    if (!h) break;
+    size_t n = std::min<uint64_t>(cap, r->total - r->done);
+    h->type = r->done == 0 ? pkt_eager : pkt_cont;
+    h->flags = r->mode == send_mode::synchronous ? flag_sync : 0;
+    h->ctx = r->c->ctx;
+    h->src = r->c->rank;
+    h->tag = r->tag;
+    h->frag_len = static_cast<uint32_t>(n);
+    h->msg_len = r->total;
+    h->cookie = reinterpret_cast<uint64_t>(r);
+    copy_out(r, r->done, segment::payload(h), n);
+    commit_slot(p, h);
+    r->done += n;
+    any = true;
+    if (r->total == 0) break;
+  }
+  if (any) ring_doorbell(p.local);
+  if (r->done < r->total) return false;
+  r->proto |= proto_data_out;
+  finish_send_if_done(r);
+  return true;
+}
+
+void enqueue(peer_state& p, out_item it) {
+  if (p.outq.empty() && emit(p, it)) return;
+  p.outq.push_back(it);
+  mark_active(p);
+}
+
+void send_ctrl(int peer_world, uint8_t type, uint64_t cookie, uint64_t aux) {
+  int l = core::rt().local_of_world[static_cast<size_t>(peer_world)];
+  enqueue(eng().peers[static_cast<size_t>(l)], out_item{type, cookie, aux, nullptr});
+}
+
+// Streams the head rendezvous send of a peer through its bulk channel.
+bool push_bulk(peer_state& p) {
+  segment& s = eng().seg;
+  bool moved = false;
+  while (!p.bulkq.empty()) {
+    request* r = p.bulkq.front();
+    while (r->done < r->total) {
+      auto* c = s.chunk(p.local, eng().me_local, p.tx_chunk);
+      if (c->full.load(std::memory_order_acquire)) break;
+      uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(s.params().chunk_size, r->total - r->done));
+      copy_out(r, r->done, segment::chunk_data(c), n);
+      c->len = n;
+      c->rreq = r->cookie;
+      c->offset = r->done;
+      c->full.store(1, std::memory_order_release);
+      p.tx_chunk = (p.tx_chunk + 1 == s.params().nchunks) ? 0 : p.tx_chunk + 1;
+      r->done += n;
+      moved = true;
+    }
+    if (moved) ring_doorbell(p.local);
+    if (r->done < r->total) break;
+    p.bulkq.pop_front();
+    r->proto |= proto_data_out | proto_acked;
+    finish_send_if_done(r);
+  }
+  return moved;
+}
+
+// ---- receiving ----
+
+// Starts moving a rendezvous message into a matched receive.
+void rndv_start(request* r, int peer_world, uint64_t cookie, uint64_t addr, bool cma) {
+  engine& e = eng();
+  r->cookie = cookie;
+  r->peer_world = peer_world;
+  int l = core::rt().local_of_world[static_cast<size_t>(peer_world)];
+  peer_state& p = e.peers[static_cast<size_t>(l)];
+  uint64_t want = std::min(r->msg_len, r->total);
+  if (cma && e.cma_ok && r->dt->is_contiguous() && r->msg_len >= e.cma_min) {
+    struct iovec local {
+      static_cast<char*>(r->buf) + r->dt->true_lb(), want
+    };
+    struct iovec remote {
+      reinterpret_cast<void*>(addr), want
+    };
+    pid_t pid = e.seg.area(p.local).pid;
+    uint64_t got = 0;
+    while (got < want) {
+      local.iov_base = static_cast<char*>(r->buf) + r->dt->true_lb() + got;
+      local.iov_len = want - got;
+      remote.iov_base = reinterpret_cast<char*>(addr) + got;
+      remote.iov_len = want - got;
+      ssize_t n = ::process_vm_readv(pid, &local, 1, &remote, 1, 0);
+      if (n <= 0) break;
+      got += static_cast<uint64_t>(n);
+    }
+    if (got == want) {
+      send_ctrl(peer_world, pkt_fin, cookie, 0);
+      r->done = r->msg_len;
+      complete_request(r);
+      return;
+    }
+    e.cma_ok = false;  // not permitted here: fall back to the pipelined copy from now on
+    r->done = 0;
+  }
+  ++p.bulk_in;
+  send_ctrl(peer_world, pkt_cts, cookie, reinterpret_cast<uint64_t>(r));
+}
+
+// A receive matched an unexpected message: deliver it.
+void deliver_unexpected(request* r, unexpected* u) {
+  set_recv_status(r, u->src, u->tag, u->len);
+  r->matched_ = true;
+  switch (u->kind) {
+    case uq_kind::eager:
+      copy_in(r, 0, u->data, u->len);
+      r->done = u->len;
+      if (u->sync) send_ctrl(u->peer_world, pkt_sync_ack, u->cookie, 0);
+      complete_request(r);
+      break;
+    case uq_kind::rndv:
+      rndv_start(r, u->peer_world, u->cookie, u->addr, u->cma);
+      break;
+    case uq_kind::self: {
+      request* s = u->sreq;
+      uint64_t n = std::min(s->total, r->total);
+      if (s->dt->is_contiguous() && r->dt->is_contiguous()) {
+        if (n) std::memcpy(static_cast<char*>(r->buf) + r->dt->true_lb(),
+                           static_cast<const char*>(s->buf) + s->dt->true_lb(), n);
+      } else {
+        uint64_t bytes = 0;
+        (void)core::copy_typed(s->buf, s->count, *s->dt, r->buf, r->count, *r->dt, &bytes);
+      }
+      r->done = u->len;
+      s->done = s->total;
+      s->proto |= proto_data_out | proto_acked;
+      finish_send_if_done(s);
+      complete_request(r);
+      break;
+    }
+  }
+  if (u->data && u->data != u->inline_data) std::free(u->data);
+  delete u;
+}
+
+unexpected* new_eager_uq(const pkt_header* h, int peer_world) {
+  auto* u = new unexpected;
+  u->kind = uq_kind::eager;
+  u->src = h->src;
+  u->tag = h->tag;
+  u->ctx = h->ctx;
+  u->len = h->msg_len;
+  u->peer_world = peer_world;
+  u->sync = h->flags & flag_sync;
+  u->cookie = h->cookie;
+  u->data = h->msg_len <= sizeof u->inline_data ? u->inline_data : static_cast<char*>(std::malloc(h->msg_len));
+  return u;
+}
+
+// The last fragment of an unexpected eager message arrived: match it now or queue it.
+void arrived(unexpected* u) {
+  match_ctx& m = ctx_of(u->ctx);
+  if (request* r = m.find_posted(u->src, u->tag)) {
+    m.unpost(r);
+    r->proto &= ~proto_posted;
+    deliver_unexpected(r, u);
+  } else {
+    m.push_uq(u);
+  }
+}
+
+void handle_packet(peer_state& p, pkt_header* h) {
+  const int peer_world = core::rt().world_of_local[p.local];
+  switch (h->type) {
+    case pkt_eager: {
+      match_ctx& m = ctx_of(h->ctx);
+      request* r = m.find_posted(h->src, h->tag);
+      if (r) {
+        m.unpost(r);
+        r->proto &= ~proto_posted;
+        r->matched_ = true;
+        set_recv_status(r, h->src, h->tag, h->msg_len);
+        copy_in(r, 0, segment::payload(h), h->frag_len);
+        r->done = h->frag_len;
+        if (h->flags & flag_sync) send_ctrl(peer_world, pkt_sync_ack, h->cookie, 0);
+        if (r->done >= h->msg_len) {
+          complete_request(r);
+        } else {
+          p.rx_req = r;
+          p.rx_len = h->msg_len;
+          p.rx_off = h->frag_len;
+        }
+      } else {
+        unexpected* u = new_eager_uq(h, peer_world);
+        std::memcpy(u->data, segment::payload(h), h->frag_len);
+        u->received = h->frag_len;
+        if (u->received >= u->len) {
+          m.push_uq(u);
+        } else {
+          p.rx_uq = u;
+          p.rx_len = h->msg_len;
+          p.rx_off = h->frag_len;
+        }
+      }
+      break;
+    }
+    case pkt_cont: {
+      if (p.rx_req) {
+        copy_in(p.rx_req, p.rx_off, segment::payload(h), h->frag_len);
+      } else if (p.rx_uq) {
+        std::memcpy(p.rx_uq->data + p.rx_off, segment::payload(h), h->frag_len);
+      }
+      p.rx_off += h->frag_len;
+      if (p.rx_off >= p.rx_len) {
+        if (p.rx_req) {
+          p.rx_req->done = p.rx_len;
+          complete_request(p.rx_req);
+        } else if (p.rx_uq) {
+          p.rx_uq->received = p.rx_len;
+          arrived(p.rx_uq);
+        }
+        p.rx_req = nullptr;
+        p.rx_uq = nullptr;
+      }
+      break;
+    }
+    case pkt_rts: {
+      match_ctx& m = ctx_of(h->ctx);
+      request* r = m.find_posted(h->src, h->tag);
+      if (r) {
+        m.unpost(r);
+        r->proto &= ~proto_posted;
+        r->matched_ = true;
+        set_recv_status(r, h->src, h->tag, h->msg_len);
+        rndv_start(r, peer_world, h->cookie, h->aux, h->flags & flag_cma);
+      } else {
+        auto* u = new unexpected;
+        u->kind = uq_kind::rndv;
+        u->src = h->src;
+        u->tag = h->tag;
+        u->ctx = h->ctx;
+        u->len = h->msg_len;
+        u->peer_world = peer_world;
+        u->cookie = h->cookie;
+        u->addr = h->aux;
+        u->cma = h->flags & flag_cma;
+        m.push_uq(u);
+      }
+      break;
+    }
+    case pkt_cts: {
+      auto* s = reinterpret_cast<request*>(h->cookie);
+      s->cookie = h->aux;
+      s->done = 0;
+      p.bulkq.push_back(s);
+      mark_active(p);
+      break;
+    }
+    case pkt_sync_ack: {
+      auto* s = reinterpret_cast<request*>(h->cookie);
+      s->proto |= proto_acked;
+      finish_send_if_done(s);
+      break;
+    }
+    case pkt_fin: {
+      auto* s = reinterpret_cast<request*>(h->cookie);
+      s->done = s->total;
+      s->proto |= proto_data_out | proto_acked;
+      finish_send_if_done(s);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+bool poll_bulk_in(peer_state& p) {
+  segment& s = eng().seg;
+  bool moved = false;
+  while (p.bulk_in) {
+    auto* c = s.chunk(eng().me_local, p.local, p.rx_chunk);
+    if (!c->full.load(std::memory_order_acquire)) break;
+    auto* r = reinterpret_cast<request*>(c->rreq);
+    copy_in(r, c->offset, segment::chunk_data(c), c->len);
+    r->done += c->len;
+    c->full.store(0, std::memory_order_release);
+    p.rx_chunk = (p.rx_chunk + 1 == s.params().nchunks) ? 0 : p.rx_chunk + 1;
+    moved = true;
+    if (r->done >= r->msg_len) {
+      --p.bulk_in;
+      complete_request(r);
+    }
+  }
+  return moved;
+}
+
+bool shm_poll() {
+  engine& e = eng();
+  if (!e.shm) return false;
+  bool moved = false;
+  const uint32_t n = e.seg.nlocal();
+  const uint32_t nslots = e.seg.params().nslots;
+  for (uint32_t l = 0; l < n; ++l) {
+    if (l == e.me_local) continue;
+    peer_state& p = e.peers[l];
+    for (int k = 0; k < 16; ++k) {
+      pkt_header* h = e.seg.slot(e.me_local, l, p.rx);
+      if (!h->full.load(std::memory_order_acquire)) break;
+      handle_packet(p, h);
+      h->full.store(0, std::memory_order_release);
+      p.rx = (p.rx + 1 == nslots) ? 0 : p.rx + 1;
+      moved = true;
+    }
+    if (p.bulk_in) moved |= poll_bulk_in(p);
+  }
+  // Output that waited for room.
+  auto& act = e.active_peers;
+  for (size_t i = 0; i < act.size();) {
+    peer_state& p = e.peers[act[i]];
+    while (!p.outq.empty() && emit(p, p.outq.front())) {
+      p.outq.pop_front();
+      moved = true;
+    }
+    if (!p.bulkq.empty()) moved |= push_bulk(p);
+    if (p.outq.empty() && p.bulkq.empty()) {
+      act[i] = act.back();
+      act.pop_back();
+    } else {
+      ++i;
+    }
+  }
+  return moved;
+}
+
+// Doorbell-based sleep for the progress engine.
+uint32_t shm_arm() {
+  auto& a = eng().seg.area(eng().me_local);
+  a.sleeping.fetch_add(1, std::memory_order_relaxed);
+  uint32_t token = a.doorbell.load(std::memory_order_acquire);
+  transport::shm::full_fence();
+  return token;
+}
+void shm_sleep(uint32_t token, long timeout_ns) {
+  transport::shm::futex_wait(&eng().seg.area(eng().me_local).doorbell, token, timeout_ns);
+}
+void shm_disarm() { eng().seg.area(eng().me_local).sleeping.fetch_sub(1, std::memory_order_relaxed); }
+
+// Send to oneself: match directly against the posted queue.
+void self_send(request* r) {
+  match_ctx& m = ctx_of(r->c->ctx);
+  if (request* rr = m.find_posted(r->c->rank, r->tag)) {
+    m.unpost(rr);
+    rr->proto &= ~proto_posted;
+    auto* u = new unexpected;
+    u->kind = uq_kind::self;
+    u->src = r->c->rank;
+    u->tag = r->tag;
+    u->len = r->total;
+    u->sreq = r;
+    deliver_unexpected(rr, u);
+    return;
+  }
+  auto* u = new unexpected;
+  u->src = r->c->rank;
+  u->tag = r->tag;
+  u->ctx = r->c->ctx;
+  u->len = r->total;
+  if (r->mode != send_mode::synchronous && r->total <= eng().eager_max) {
+    u->kind = uq_kind::eager;
+    u->data = r->total <= sizeof u->inline_data ? u->inline_data : static_cast<char*>(std::malloc(r->total));
+    copy_out(r, 0, u->data, r->total);
+    u->received = r->total;
+    r->done = r->total;
+    r->proto |= proto_data_out | proto_acked;
+    m.push_uq(u);
+    finish_send_if_done(r);
+  } else {
+    u->kind = uq_kind::self;
+    u->sreq = r;
+    m.push_uq(u);
+  }
+}
+
+void start_send(request* r) {
+  engine& e = eng();
+  r->done = 0;
+  r->proto = 0;
+  r->status = core::req_status{};
+  r->complete.store(false, std::memory_order_relaxed);
+  if (r->peer == proc_null) {
+    r->status.source = proc_null;
+    r->status.tag = any_tag;
+    r->mark_complete();
+    return;
+  }
+  r->total = static_cast<uint64_t>(r->count) * static_cast<uint64_t>(r->dt->size());
+  const int wr = r->c->world_rank(r->peer);
+  r->peer_world = wr;
+  if (wr == e.my_world) {
+    self_send(r);
+    return;
+  }
+  int l = core::rt().local_of_world[static_cast<size_t>(wr)];
+  peer_state& p = e.peers[static_cast<size_t>(l)];
+  if (r->mode != send_mode::synchronous) r->proto |= proto_acked;
+  if (r->total <= e.eager_max) {
+    enqueue(p, out_item{pkt_eager, 0, 0, r});
+  } else {
+    r->proto |= proto_rndv;
+    enqueue(p, out_item{pkt_rts, 0, 0, r});
+  }
+}
+
+void start_recv(request* r) {
+  r->done = 0;
+  r->proto = 0;
+  r->matched_ = false;
+  r->status = core::req_status{};
+  r->complete.store(false, std::memory_order_relaxed);
+  if (r->peer == proc_null) {
+    r->status.source = proc_null;
+    r->status.tag = any_tag;
+    r->mark_complete();
+    return;
+  }
+  r->total = static_cast<uint64_t>(r->count) * static_cast<uint64_t>(r->dt->size());
+  match_ctx& m = ctx_of(r->c->ctx);
+  if (unexpected* u = m.find_uq(r->peer, r->tag)) {
+    m.remove_uq(u);
+    deliver_unexpected(r, u);
+    return;
+  }
+  r->proto |= proto_posted;
+  m.post(r);
+}
+
+request* make_p2p(core::req_kind kind, const void* buf, int64_t count, const datatype* dt, int peer, int tag,
+                  comm* c) {
+  request* r = core::request_new(kind);
+  r->buf = const_cast<void*>(buf);
+  r->count = count;
+  r->dt = dt;
+  const_cast<datatype*>(dt)->retain();
+  r->c = c;
+  c->retain();
+  r->peer = peer;
+  r->tag = tag;
+  return r;
+}
+
+}  // namespace
+
+engine& eng() { return *g_engine; }
+
+match_ctx& ctx_of(uint32_t ctx) {
+  auto& v = eng().ctxs;
+  if (ctx >= v.size()) v.resize(std::max<size_t>(ctx + 1, v.size() * 2), nullptr);
+  if (!v[ctx]) v[ctx] = new match_ctx;
+  return *v[ctx];
+}
+
+void complete_request(request* r) {
+  r->mark_complete();
+  if (r->bsend_block) {
+    bsend_release(r->bsend_block);
+    r->bsend_block = nullptr;
+  }
+  if (r->user_freed) {
+    // MPI_Request_free was called while pending: nobody will retire it.
+    r->c->release();
+    const_cast<datatype*>(r->dt)->release();
+    core::request_delete(r);
+  }
+}
+
+void finish_send_if_done(request* r) {
+  if ((r->proto & (proto_data_out | proto_acked)) != (proto_data_out | proto_acked)) return;
+  if (r->is_complete()) return;
+  complete_request(r);
+}
+
+errc engine_init() {
+  g_engine = new engine;
+  engine& e = *g_engine;
+  core::runtime& R = core::rt();
+  e.my_world = R.world_rank;
+  e.eager_max = env_u64("BATON_SHM_EAGER_MAX", 32768);
+  e.cma_min = env_u64("BATON_SHM_CMA_MIN", 1ull << 62);
+  e.cma_ok = env_u64("BATON_SHM_CMA", 1) != 0;
+  const uint32_t nlocal = static_cast<uint32_t>(R.world_of_local.size());
+  e.me_local = static_cast<uint32_t>(R.local_rank);
+  e.peers.resize(nlocal);
+  for (uint32_t l = 0; l < nlocal; ++l) e.peers[l].local = l;
+  if (nlocal > 1) {
+    std::string name = "/baton." + R.pmi.kvsname() + "." + std::to_string(R.world_of_local[0]);
+    for (char& ch : name)
+      if (ch != '.' && ch != '_' && ch != '-' && !std::isalnum(static_cast<unsigned char>(ch)) && &ch != &name[0])
+        ch = '_';
+    auto params = transport::shm::segment_params::for_ranks(nlocal);
+    if (errc err = e.seg.open(name, params, e.me_local); err != errc::success) return err;
+    e.seg.touch_incoming();
+    if (errc err = R.pmi.barrier(); err != errc::success) return err;
+    if (e.me_local == 0) e.seg.unlink();
+    e.shm = true;
+    core::progress_set_sleeper(core::sleeper{shm_arm, shm_sleep, shm_disarm});
+  }
+  core::progress_add_poller(shm_poll);
+  return errc::success;
+}
+
+void engine_finalize() {
+  if (!g_engine) return;
+  core::progress_remove_poller(shm_poll);
+  core::progress_set_sleeper(core::sleeper{});
+  g_engine->seg.close();
+  for (match_ctx* m : g_engine->ctxs) {
+    if (!m) continue;
+    while (unexpected* u = m->uq_head) {
+      m->remove_uq(u);
+      if (u->data && u->data != u->inline_data) std::free(u->data);
+      delete u;
+    }
+    delete m;
+  }
+  delete g_engine;
+  g_engine = nullptr;
+}
+
+bool poll() {
+  core::engine_guard g;
+  return core::progress_poll();
+}
+
+errc isend(const void* buf, int64_t count, const datatype* dt, int dest, int tag, comm* c, send_mode mode,
+           request** out) {
+  core::engine_guard g;
+  request* r = make_p2p(core::req_kind::send, buf, count, dt, dest, tag, c);
+  r->mode = mode;
+  r->active = true;
+  start_send(r);
+  *out = r;
+  return errc::success;
+}
+
+errc irecv(void* buf, int64_t count, const datatype* dt, int source, int tag, comm* c, request** out) {
+  core::engine_guard g;
+  request* r = make_p2p(core::req_kind::recv, buf, count, dt, source, tag, c);
+  r->active = true;
+  start_recv(r);
+  *out = r;
+  return errc::success;
+}
+
+errc send_init(const void* buf, int64_t count, const datatype* dt, int dest, int tag, comm* c, send_mode mode,
+               request** out) {
+  request* r = make_p2p(core::req_kind::send, buf, count, dt, dest, tag, c);
+  r->mode = mode;
+  r->persistent = true;
+  r->mark_complete();  // an inactive request tests complete
+  *out = r;
+  return errc::success;
+}
+
+errc recv_init(void* buf, int64_t count, const datatype* dt, int source, int tag, comm* c, request** out) {
+  request* r = make_p2p(core::req_kind::recv, buf, count, dt, source, tag, c);
+  r->persistent = true;
+  r->mark_complete();
+  *out = r;
+  return errc::success;
+}
+
+errc start(request* r) {
+  core::engine_guard g;
+  if (r->active)
+    return core::error_set(errc::request, "the persistent request is already active (started and not completed)");
+  if (r->ops && r->ops->on_start) {
+    r->active = true;
+    return r->ops->on_start(r);
+  }
+  r->active = true;
+  if (r->kind == core::req_kind::send) {
+    if (r->mode == send_mode::buffered) return errc::success;  // the ABI layer routes Bsend_init starts
+    start_send(r);
+  } else {
+    start_recv(r);
+  }
+  return errc::success;
+}
+
+errc wait(request* r) {
+  core::engine_guard g;
+  core::progress_wait(g, [r] { return r->is_complete(); });
+  return errc::success;
+}
+
+errc send(const void* buf, int64_t count, const datatype* dt, int dest, int tag, comm* c, send_mode mode) {
+  if (dest == proc_null) return errc::success;
+  core::engine_guard g;
+  engine& e = eng();
+  const int wr = c->world_rank(dest);
+  const uint64_t bytes = static_cast<uint64_t>(count) * static_cast<uint64_t>(dt->size());
+  if (mode != send_mode::synchronous && wr != e.my_world && e.shm && bytes <= e.seg.slot_payload()) {
+    peer_state& p = e.peers[static_cast<size_t>(core::rt().local_of_world[static_cast<size_t>(wr)])];
+    if (p.outq.empty()) {
+      if (pkt_header* h = reserve_slot(p)) {
+        h->type = pkt_eager;
+        h->flags = 0;
+        h->ctx = c->ctx;
+        h->src = c->rank;
+        h->tag = tag;
+        h->frag_len = static_cast<uint32_t>(bytes);
+        h->msg_len = bytes;
+        h->cookie = 0;
+        if (dt->is_contiguous()) {
+          if (bytes) std::memcpy(segment::payload(h), static_cast<const char*>(buf) + dt->true_lb(), bytes);
+        } else {
+          (void)core::pack_all(buf, count, *dt, segment::payload(h));
+        }
+        commit_slot(p, h);
+        ring_doorbell(p.local);
+        return errc::success;
+      }
+    }
+  }
+  request* r = make_p2p(core::req_kind::send, buf, count, dt, dest, tag, c);
+  r->mode = mode;
+  r->active = true;
+  start_send(r);
+  core::progress_wait(g, [r] { return r->is_complete(); });
+  errc err = r->status.error;
+  c->release();
+  const_cast<datatype*>(dt)->release();
+  core::request_delete(r);
+  return err;
+}
+
+errc recv(void* buf, int64_t count, const datatype* dt, int source, int tag, comm* c, req_status* st) {
+  core::engine_guard g;
+  request* r = make_p2p(core::req_kind::recv, buf, count, dt, source, tag, c);
+  r->active = true;
+  start_recv(r);
+  core::progress_wait(g, [r] { return r->is_complete(); });
+  if (st) *st = r->status;
+  errc err = r->status.error;
+  c->release();
+  const_cast<datatype*>(dt)->release();
+  core::request_delete(r);
+  return err;
+}
+
+}  // namespace baton::p2p
+
+namespace baton::p2p {
+void start_send_locked(request* r) { start_send(r); }
+void start_recv_locked(request* r) { start_recv(r); }
+}  // namespace baton::p2p
+
+// ---- probes, matched probes, cancel ----
+namespace baton::p2p {
+
+struct message {
+  uint32_t magic = message_magic;
+  bool no_proc = false;
+  unexpected* u = nullptr;
+  comm* c = nullptr;
+};
+
+namespace {
+message g_no_proc{message_magic, true, nullptr, nullptr};
+
+void probe_status(const unexpected* u, req_status* st) {
+  if (!st) return;
+  st->source = u->src;
+  st->tag = u->tag;
+  st->error = errc::success;
+  st->cancelled = false;
+  st->bytes = u->len;
+}
+
+void null_status(req_status* st) {
+  if (!st) return;
+  *st = req_status{};
+  st->source = proc_null;
+  st->tag = any_tag;
+}
+}  // namespace
+
+message* message_no_proc() { return &g_no_proc; }
+bool message_valid(const message* m) { return m && m->magic == message_magic; }
+
+errc iprobe(int source, int tag, comm* c, bool* flag, req_status* st) {
+  if (source == proc_null) {
+    *flag = true;
+    null_status(st);
+    return errc::success;
+  }
+  core::engine_guard g;
+  core::progress_poll();
+  unexpected* u = ctx_of(c->ctx).find_uq(source, tag);
+  *flag = u != nullptr;
+  if (u) probe_status(u, st);
+  return errc::success;
+}
+
+errc probe(int source, int tag, comm* c, req_status* st) {
+  if (source == proc_null) {
+    null_status(st);
+    return errc::success;
+  }
+  core::engine_guard g;
+  unexpected* found = nullptr;
+  match_ctx& m = ctx_of(c->ctx);
+  core::progress_wait(g, [&] { return (found = m.find_uq(source, tag)) != nullptr; });
+  probe_status(found, st);
+  return errc::success;
+}
+
+errc improbe(int source, int tag, comm* c, bool* flag, message** msg, req_status* st) {
+  if (source == proc_null) {
+    *flag = true;
+    *msg = &g_no_proc;
+    null_status(st);
+    return errc::success;
+  }
+  core::engine_guard g;
+  core::progress_poll();
+  match_ctx& m = ctx_of(c->ctx);
+  unexpected* u = m.find_uq(source, tag);
+  *flag = u != nullptr;
+  *msg = nullptr;
+  if (!u) return errc::success;
+  m.remove_uq(u);
+  probe_status(u, st);
+  auto* msgp = new message;
+  msgp->u = u;
+  msgp->c = c;
+  c->retain();
+  *msg = msgp;
+  return errc::success;
+}
+
+errc mprobe(int source, int tag, comm* c, message** msg, req_status* st) {
+  if (source == proc_null) {
+    *msg = &g_no_proc;
+    null_status(st);
+    return errc::success;
+  }
+  core::engine_guard g;
+  match_ctx& m = ctx_of(c->ctx);
+  unexpected* u = nullptr;
+  core::progress_wait(g, [&] { return (u = m.find_uq(source, tag)) != nullptr; });
+  m.remove_uq(u);
+  probe_status(u, st);
+  auto* msgp = new message;
+  msgp->u = u;
+  msgp->c = c;
+  c->retain();
+  *msg = msgp;
+  return errc::success;
+}
+
+errc imrecv(void* buf, int64_t count, const datatype* dt, message* msg, request** out) {
+  core::engine_guard g;
+  if (msg->no_proc) {
+    request* r = make_p2p(core::req_kind::recv, buf, count, dt, proc_null, any_tag, core::rt().self);
+    r->active = true;
+    start_recv(r);
+    *out = r;
+    return errc::success;
+  }
+  request* r = make_p2p(core::req_kind::recv, buf, count, dt, msg->u->src, msg->u->tag, msg->c);
+  r->active = true;
+  r->total = static_cast<uint64_t>(count) * static_cast<uint64_t>(dt->size());
+  unexpected* u = msg->u;
+  msg->c->release();
+  delete msg;
+  deliver_unexpected(r, u);
+  *out = r;
+  return errc::success;
+}
+
+errc cancel(request* r) {
+  core::engine_guard g;
+  if (r->kind != core::req_kind::recv) return errc::success;  // sends are not cancelled
+  if (r->is_complete() || !(r->proto & proto_posted)) return errc::success;
+  ctx_of(r->c->ctx).unpost(r);
+  r->proto &= ~proto_posted;
+  r->status.cancelled = true;
+  r->status.source = any_source;
+  r->status.tag = any_tag;
+  r->status.bytes = 0;
+  complete_request(r);
+  return errc::success;
+}
+
+}  // namespace baton::p2p
+
+namespace baton::p2p {
+void flush() {
+  if (!g_engine) return;
+  core::engine_guard g;
+  core::progress_wait(g, [] { return eng().active_peers.empty(); });
+}
+}  // namespace baton::p2p

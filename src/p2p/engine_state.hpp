@@ -1,0 +1,69 @@
+// Internal state of the point-to-point engine, shared by its source files (engine.cpp, bsend.cpp).
+#pragma once
+
+#include <deque>
+#include <vector>
+
+#include "p2p/match.hpp"
+#include "p2p/p2p.hpp"
+#include "transport/shm/shm_segment.hpp"
+
+namespace baton::p2p {
+
+enum pkt_type : uint8_t { pkt_eager = 1, pkt_cont = 2, pkt_rts = 3, pkt_cts = 4, pkt_sync_ack = 5, pkt_fin = 6 };
+enum pkt_flag : uint8_t { flag_sync = 1, flag_cma = 2 };
+
+// request::proto bits for sends
+enum : uint32_t {
+  proto_data_out = 1,  // every byte has left the user buffer
+  proto_acked = 2,     // the receiver matched (synchronous mode) or no acknowledgement is needed
+  proto_rndv = 4,      // rendezvous protocol
+  proto_posted = 8,    // receive: in a posted queue
+  proto_bsend_internal = 16,  // send from the attached buffer on behalf of MPI_Bsend
+};
+
+// A pending emission towards one peer, kept in order.
+struct out_item {
+  uint8_t type;        // pkt_eager (data send, continues across slots) / pkt_rts / control types
+  uint64_t cookie;
+  uint64_t aux;
+  request* req;        // data sends
+};
+
+struct peer_state {
+  uint32_t local = 0;  // index on this host
+  uint32_t tx = 0, rx = 0, tx_chunk = 0, rx_chunk = 0;
+  std::deque<out_item> outq;
+  std::deque<request*> bulkq;
+  // An eager message arriving across several slots.
+  request* rx_req = nullptr;
+  unexpected* rx_uq = nullptr;
+  uint64_t rx_len = 0, rx_off = 0;
+  uint32_t bulk_in = 0;  // receives expecting bulk chunks from this peer
+};
+
+struct engine {
+  transport::shm::segment seg;
+  bool shm = false;
+  uint32_t me_local = 0;
+  std::vector<peer_state> peers;        // by local index
+  std::vector<match_ctx*> ctxs;         // by context id
+  std::vector<uint32_t> active_peers;   // local peers with pending output
+  uint64_t eager_max = 32768;
+  uint64_t cma_min = 1 << 20;
+  bool cma_ok = true;
+  int my_world = 0;
+  uint64_t pending_bsends = 0;
+};
+
+engine& eng();
+match_ctx& ctx_of(uint32_t ctx);
+void finish_send_if_done(request* r);
+void complete_request(request* r);
+// Returns a block of the attached buffer once its buffered send has left it (bsend.cpp).
+void bsend_release(void* block);
+// Starts a send/receive whose request fields are set (engine lock held).
+void start_send_locked(request* r);
+void start_recv_locked(request* r);
+
+}  // namespace baton::p2p

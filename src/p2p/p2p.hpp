@@ -1,0 +1,95 @@
+// Point-to-point engine: matching, the four send modes, eager and rendezvous protocols.
+//
+// One matching engine serves every transport. A message is matched by (context, source, tag) in
+// the order it arrived from its source; posted receives are matched in the order they were posted
+// (non-overtaking). Protocols by size: eager (the data travels with the envelope through ring
+// slots), rendezvous (an RTS carries the envelope; after the match the receiver pulls the data with
+// one copy through process_vm_readv, or the sender streams it through the pair's bulk channel).
+// Messages to oneself never touch a transport.
+//
+// All calls here expect the engine lock held (engine_guard) when threads are in use; waiting calls
+// release it while they sleep.
+#pragma once
+
+#include <cstdint>
+
+#include "core/error.hpp"
+#include "core/request.hpp"
+
+namespace baton::core {
+class comm;
+class datatype;
+}  // namespace baton::core
+
+namespace baton::p2p {
+
+using core::comm;
+using core::datatype;
+using core::errc;
+using core::request;
+
+constexpr int any_source = -1;
+constexpr int any_tag = -2;
+constexpr int proc_null = -3;
+
+// A message removed from the unexpected queue by a matched probe (MPI_Message).
+struct message;
+constexpr uint32_t message_magic = 0x4d534731;
+
+[[nodiscard]] errc engine_init();
+void engine_finalize();
+
+// Nonblocking operations. The request is returned active; count/type/ranks are already checked.
+[[nodiscard]] errc isend(const void* buf, int64_t count, const datatype* dt, int dest, int tag, comm* c,
+                         core::send_mode mode, request** out);
+[[nodiscard]] errc irecv(void* buf, int64_t count, const datatype* dt, int source, int tag, comm* c,
+                         request** out);
+
+// Blocking fast paths (no request object in the common case).
+[[nodiscard]] errc send(const void* buf, int64_t count, const datatype* dt, int dest, int tag, comm* c,
+                        core::send_mode mode);
+[[nodiscard]] errc recv(void* buf, int64_t count, const datatype* dt, int source, int tag, comm* c,
+                        core::req_status* st);
+
+// Persistent requests: created inactive; start() activates.
+[[nodiscard]] errc send_init(const void* buf, int64_t count, const datatype* dt, int dest, int tag, comm* c,
+                             core::send_mode mode, request** out);
+[[nodiscard]] errc recv_init(void* buf, int64_t count, const datatype* dt, int source, int tag, comm* c,
+                             request** out);
+[[nodiscard]] errc start(request* r);
+
+// Probes. *flag tells whether a message matched; st gets its envelope.
+[[nodiscard]] errc iprobe(int source, int tag, comm* c, bool* flag, core::req_status* st);
+[[nodiscard]] errc probe(int source, int tag, comm* c, core::req_status* st);
+// Matched probes: *msg is the message (nullptr with *flag false when none); proc_null gives the
+// "no proc" message (is_no_proc()).
+[[nodiscard]] errc improbe(int source, int tag, comm* c, bool* flag, message** msg, core::req_status* st);
+[[nodiscard]] errc mprobe(int source, int tag, comm* c, message** msg, core::req_status* st);
+[[nodiscard]] errc imrecv(void* buf, int64_t count, const datatype* dt, message* msg, request** out);
+message* message_no_proc();
+bool message_valid(const message* m);
+
+// MPI_Cancel: cancels an unmatched receive; sends are never cancelled (they complete normally).
+[[nodiscard]] errc cancel(request* r);
+
+// Buffered mode (MPI_Buffer_attach/detach). Detach waits for pending buffered sends.
+[[nodiscard]] errc buffer_attach(void* buf, int64_t size);
+[[nodiscard]] errc buffer_detach(void** buf, int64_t* size);
+
+// One pass over every transport and queue. Returns true if anything happened.
+bool poll();
+
+// Waits (spin, then yield, then sleep) until r completes.
+[[nodiscard]] errc wait(request* r);
+
+}  // namespace baton::p2p
+
+namespace baton::p2p {
+// Buffered send: copies into the attached buffer and returns; errc::buffer if it does not fit.
+[[nodiscard]] errc bsend_start(const void* buf, int64_t count, const datatype* dt, int dest, int tag, comm* c);
+}  // namespace baton::p2p
+
+namespace baton::p2p {
+// Drives progress until every queued emission (acknowledgements, buffered sends) has left.
+void flush();
+}  // namespace baton::p2p

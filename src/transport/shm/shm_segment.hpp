@@ -1,0 +1,115 @@
+// The shared-memory segment of one host: single-producer/single-consumer rings between every
+// ordered pair of local ranks, plus a bulk channel per pair for pipelined large transfers.
+//
+// Progress rules (read before touching this file):
+// - A ring slot or bulk chunk belongs to the producer while `full == 0` and to the consumer while
+//   `full == 1`. The producer writes the body, then stores full=1 with release; the consumer loads
+//   full with acquire, reads the body, then stores full=0 with release. No shared head/tail
+//   indices: each side keeps its own position (FastForward-style), so an 8-byte message costs one
+//   cache line moving each way.
+// - Sleep: a rank about to sleep sets `sleeping`, fences, polls once more, then futex-waits on its
+//   `doorbell`. A producer fences after publishing and rings the doorbell only if `sleeping` is set.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "core/error.hpp"
+
+namespace baton::transport::shm {
+
+// Header at the start of every ring slot. 48 bytes, so an 8-byte payload shares its cache line.
+struct pkt_header {
+  std::atomic<uint32_t> full;
+  uint8_t type;
+  uint8_t flags;
+  uint16_t reserved;
+  uint32_t ctx;        // matching context of the communicator
+  int32_t src;         // sender's rank in that communicator
+  int32_t tag;
+  uint32_t frag_len;   // payload bytes in this slot
+  uint64_t msg_len;    // total message bytes
+  uint64_t cookie;     // sender-side request (synchronous ack, rendezvous)
+  uint64_t aux;        // type-dependent (receiver request, sender address)
+};
+static_assert(sizeof(pkt_header) == 48);
+
+// Header of one bulk chunk (its data follows in the next cache line).
+struct alignas(64) chunk_header {
+  std::atomic<uint32_t> full;
+  uint32_t len;
+  uint64_t rreq;    // receiver-side request the data belongs to
+  uint64_t offset;  // byte offset of this chunk in the message
+};
+
+struct alignas(64) rank_area {
+  std::atomic<uint32_t> doorbell;
+  std::atomic<uint32_t> sleeping;
+  int32_t pid;
+  std::atomic<uint32_t> ready;
+};
+
+struct segment_params {
+  uint32_t nlocal = 1;
+  uint32_t slot_size = 8192;   // bytes per ring slot, header included
+  uint32_t nslots = 32;        // slots per ring
+  uint32_t chunk_size = 65536; // data bytes per bulk chunk
+  uint32_t nchunks = 8;        // chunks per bulk channel
+  static segment_params for_ranks(uint32_t nlocal);
+};
+
+class segment {
+ public:
+  segment() = default;
+  segment(const segment&) = delete;
+  segment& operator=(const segment&) = delete;
+  ~segment();
+
+  // Creates (or opens, whoever comes first) the named POSIX shared-memory segment and maps it.
+  [[nodiscard]] core::errc open(const std::string& name, const segment_params& p, uint32_t me);
+  // Faults in the pages this rank consumes from (its incoming rings and bulk channels).
+  void touch_incoming();
+  void unlink();
+  void close();
+
+  const segment_params& params() const { return p_; }
+  uint32_t me() const { return me_; }
+  uint32_t nlocal() const { return p_.nlocal; }
+  size_t slot_payload() const { return p_.slot_size - sizeof(pkt_header); }
+
+  rank_area& area(uint32_t r) const { return *reinterpret_cast<rank_area*>(base_ + areas_off_ + r * sizeof(rank_area)); }
+  pkt_header* slot(uint32_t dst, uint32_t src, uint32_t i) const {
+    return reinterpret_cast<pkt_header*>(base_ + rings_off_ + (size_t(dst) * p_.nlocal + src) * ring_bytes_ +
+                                         size_t(i) * p_.slot_size);
+  }
+  chunk_header* chunk(uint32_t dst, uint32_t src, uint32_t i) const {
+    return reinterpret_cast<chunk_header*>(base_ + bulk_off_ + (size_t(dst) * p_.nlocal + src) * bulk_bytes_ +
+                                           size_t(i) * (sizeof(chunk_header) + p_.chunk_size));
+  }
+  static void* payload(pkt_header* h) { return reinterpret_cast<char*>(h) + sizeof(pkt_header); }
+  static void* chunk_data(chunk_header* c) { return reinterpret_cast<char*>(c) + sizeof(chunk_header); }
+
+ private:
+  segment_params p_;
+  uint32_t me_ = 0;
+  char* base_ = nullptr;
+  size_t bytes_ = 0;
+  size_t areas_off_ = 0, rings_off_ = 0, bulk_off_ = 0, ring_bytes_ = 0, bulk_bytes_ = 0;
+  std::string name_;
+};
+
+// futex helpers on a word in shared memory
+void futex_wake(std::atomic<uint32_t>* word);
+void futex_wait(std::atomic<uint32_t>* word, uint32_t expected, long timeout_ns);
+// Full fence, cheaper than mfence on x86.
+inline void full_fence() {
+#if defined(__x86_64__)
+  asm volatile("lock; orl $0, (%%rsp)" ::: "memory", "cc");
+#else
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+#endif
+}
+
+}  // namespace baton::transport::shm
