@@ -15,6 +15,11 @@
  *     --quick          fewer iterations and samples (smoke runs, CI)
  *     --max-size N     largest message size in bytes (default 4 MiB)
  *     --samples N      timed batches per size; rank 0 reports their median
+ *
+ * Iteration counts: a byte budget per batch gives the count on a quiet
+ * machine; bench_agree_iters then cuts it so one batch lasts about
+ * batch_seconds at the pace seen in the warm-up, which keeps a run short when
+ * the machine is loaded (two busy-polling ranks time-slicing one core).
  */
 #ifndef BATON_BENCH_COMMON_H
 #define BATON_BENCH_COMMON_H
@@ -43,6 +48,7 @@ typedef struct bench_opts {
     int quick;       /* 1 with --quick */
     size_t max_size; /* largest message size, bytes */
     int samples;     /* timed batches per size */
+    double batch_seconds; /* a timed batch is cut to about this long */
 } bench_opts;
 
 /* Abort the whole job with a message if an MPI call failed.  MPI's default
@@ -92,6 +98,7 @@ static inline void bench_parse_args(int argc, char **argv, bench_opts *opts)
     if (opts->samples > BENCH_MAX_SAMPLES) {
         opts->samples = BENCH_MAX_SAMPLES;
     }
+    opts->batch_seconds = opts->quick ? 0.01 : 0.05;
 }
 
 /* Message sizes: optionally 0, then 1, 2, 4, ... up to max_size (8 B is in
@@ -119,6 +126,23 @@ static inline long bench_iters(size_t bytes_per_iter, size_t budget_bytes, long 
     if (iters > max_iters) {
         iters = max_iters;
     }
+    return iters;
+}
+
+/* Timed-batch iteration count, the same on every rank: the budget's count,
+ * lowered so a batch takes about batch_seconds at seconds_per_iter (rank 0's
+ * warm-up pace), never below min_iters.  Rank 0 decides and broadcasts. */
+static inline long bench_agree_iters(long budget_iters, long min_iters, double seconds_per_iter,
+                                     double batch_seconds)
+{
+    long iters = budget_iters;
+    if (seconds_per_iter > 0.0 && batch_seconds / seconds_per_iter < (double)iters) {
+        iters = (long)(batch_seconds / seconds_per_iter);
+    }
+    if (iters < min_iters) {
+        iters = min_iters;
+    }
+    bench_check(MPI_Bcast(&iters, 1, MPI_LONG, 0, MPI_COMM_WORLD), "MPI_Bcast");
     return iters;
 }
 

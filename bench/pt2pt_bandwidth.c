@@ -11,7 +11,9 @@
  *     RESULT pt2pt_bandwidth <size> <MB/s> MB/s
  *     RESULT pt2pt_bandwidth <size> <GB/s> GB/s
  *
- * All sends share one source buffer (allowed since MPI-3.0).
+ * Windows per batch: about a fixed byte budget, clamped, and cut to about
+ * opts.batch_seconds per batch at the warm-up's pace.  All sends share one
+ * source buffer (allowed since MPI-3.0).
  */
 #include "bench_common.h"
 
@@ -88,13 +90,18 @@ int main(int argc, char **argv)
 
     for (int k = 0; k < nsizes; ++k) {
         const size_t size = sizes[k];
-        const long iters = bench_iters((size_t)window * size, budget, min_iters, max_iters);
-        const long warmup = iters / 10 > 1 ? iters / 10 : 1;
+        const long budget_iters =
+            bench_iters((size_t)window * size, budget, min_iters, max_iters);
+        const long warmup = bench_iters(1, (size_t)budget_iters / 10, 1, 50);
 
         validate(rank, sbuf, rbuf, size);
+        const double w0 = MPI_Wtime();
         for (long i = 0; i < warmup; ++i) {
             window_transfer(rank, sbuf, rbuf, size);
         }
+        const double pace = (MPI_Wtime() - w0) / (double)warmup;
+        const long iters =
+            bench_agree_iters(budget_iters, min_iters, pace, opts.batch_seconds);
         for (int s = 0; s < opts.samples; ++s) {
             bench_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
             const double t0 = MPI_Wtime();

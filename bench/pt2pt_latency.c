@@ -8,7 +8,8 @@
  *
  *     RESULT pt2pt_latency <size> <microseconds> us
  *
- * Iterations scale with size (about a fixed byte budget per batch, clamped).
+ * Iterations scale with size (about a fixed byte budget per batch, clamped,
+ * and cut to about opts.batch_seconds per batch at the warm-up's pace).
  * Ranks above 1 only join the barriers.
  */
 #include "bench_common.h"
@@ -73,13 +74,16 @@ int main(int argc, char **argv)
 
     for (int k = 0; k < nsizes; ++k) {
         const size_t size = sizes[k];
-        const long iters = bench_iters(2 * size, budget, min_iters, max_iters);
-        const long warmup = iters / 10 > 2 ? iters / 10 : 2;
+        const long budget_iters = bench_iters(2 * size, budget, min_iters, max_iters);
+        const long warmup = bench_iters(1, (size_t)budget_iters / 10, 2, 1000);
 
         validate(rank, buf, size);
+        const double w0 = MPI_Wtime();
         for (long i = 0; i < warmup; ++i) {
             round_trip(rank, buf, size);
         }
+        const double pace = (MPI_Wtime() - w0) / (double)warmup;
+        const long iters = bench_agree_iters(budget_iters, min_iters, pace, opts.batch_seconds);
         for (int s = 0; s < opts.samples; ++s) {
             bench_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
             const double t0 = MPI_Wtime();
