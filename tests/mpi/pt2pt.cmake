@@ -4,3 +4,7 @@
 
 # every predefined C datatype, counts 0 .. 16 MB (eager and rendezvous), MPI_PROC_NULL
 add_mpi_test(NAME pt2pt_datatypes SOURCES pt2pt_datatypes.c NP 1 2 3 4 8 TIMEOUT 60 LABELS pt2pt)
+
+# Send/Bsend/Ssend/Rsend and Isend/Ibsend/Issend/Irsend; Buffer_attach/detach sized with
+# MPI_BSEND_OVERHEAD; buffered sends complete locally; Issend waits for the receive to be posted
+add_mpi_test(NAME pt2pt_sendmodes SOURCES pt2pt_sendmodes.c NP 1 2 3 4 8 TIMEOUT 60 LABELS pt2pt)
