@@ -6,8 +6,8 @@
  * one the standard fixes, so that a program compiled against any
  * standard-ABI mpi.h runs with Baton, and a program compiled against this
  * header (using no MPIX_ name) runs with any standard-ABI library.  Do not
- * change a value here
- * unless the standard changes it; tests/unit/abi_constants_test.cpp pins them.
+ * change a value here unless the standard changes it;
+ * tests/unit/abi_constants_test.cpp pins them.
  *
  * Plain C99 or C++11 and later; nothing here needs C++.  Baton's extensions
  * (names starting with MPIX_) live in mpix.h, included at the end.
