@@ -181,6 +181,20 @@ def compile_all(libs, benches, out: Path, log_dir: Path, cflags: list[str]) -> d
 RESULT_RE = re.compile(r"^RESULT\s+(\S+)\s+(\d+)\s+(\S+)\s+(\S+)\s*$")
 
 
+def stop_group(proc: subprocess.Popen) -> None:
+    """SIGTERM the launcher's process group (lets mpiexec take its ranks down), then SIGKILL."""
+    for sig, grace in ((signal.SIGTERM, 3.0), (signal.SIGKILL, 5.0)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=grace)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
 def run_one(lib: Library, b: Bench, exe: str, bench_args: list[str], timeout: float, log: Path):
     """One launch; returns ({size: value}, error or None, seconds)."""
     cmd = [lib.mpiexec, *lib.launch_args, "-n", str(b.ranks), exe, *bench_args]
@@ -190,9 +204,12 @@ def run_one(lib: Library, b: Bench, exe: str, bench_args: list[str], timeout: fl
         stdout, stderr = proc.communicate(timeout=timeout)
         error = None if proc.returncode == 0 else f"exit code {proc.returncode}"
     except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
+        stop_group(proc)
         stdout, stderr = proc.communicate()
         error = f"timed out after {timeout:.0f} s"
+    except BaseException:  # Ctrl-C or SIGTERM: don't leave ranks spinning
+        stop_group(proc)
+        raise
     seconds = time.monotonic() - start
     log.write_text(f"$ {' '.join(cmd)}\n# {seconds:.2f} s, {error or 'ok'}\n--- stdout\n{stdout}\n--- stderr\n{stderr}")
     values = {}
@@ -328,6 +345,7 @@ def main() -> int:
     ap.add_argument("--out", default=str(BENCH_DIR / "results"), help="output dir (default bench/results)")
     ap.add_argument("--cflags", default="-O2", help="flags for every mpicc (default -O2)")
     args = ap.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
     repeats = args.repeats if args.repeats is not None else (3 if args.quick else 5)
     timeout = args.timeout if args.timeout is not None else (60.0 if args.quick else 180.0)
