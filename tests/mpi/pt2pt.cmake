@@ -8,3 +8,7 @@ add_mpi_test(NAME pt2pt_datatypes SOURCES pt2pt_datatypes.c NP 1 2 3 4 8 TIMEOUT
 # Send/Bsend/Ssend/Rsend and Isend/Ibsend/Issend/Irsend; Buffer_attach/detach sized with
 # MPI_BSEND_OVERHEAD; buffered sends complete locally; Issend waits for the receive to be posted
 add_mpi_test(NAME pt2pt_sendmodes SOURCES pt2pt_sendmodes.c NP 1 2 3 4 8 TIMEOUT 60 LABELS pt2pt)
+
+# ANY_SOURCE/ANY_TAG, non-overtaking (same size, and small/large interleaved, pre-posted and
+# unexpected), tags up to MPI_TAG_UB, dup/split/self communicators never cross-match
+add_mpi_test(NAME pt2pt_matching SOURCES pt2pt_matching.c NP 1 2 3 4 8 TIMEOUT 60 LABELS pt2pt)
