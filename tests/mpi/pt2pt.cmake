@@ -12,3 +12,7 @@ add_mpi_test(NAME pt2pt_sendmodes SOURCES pt2pt_sendmodes.c NP 1 2 3 4 8 TIMEOUT
 # ANY_SOURCE/ANY_TAG, non-overtaking (same size, and small/large interleaved, pre-posted and
 # unexpected), tags up to MPI_TAG_UB, dup/split/self communicators never cross-match
 add_mpi_test(NAME pt2pt_matching SOURCES pt2pt_matching.c NP 1 2 3 4 8 TIMEOUT 60 LABELS pt2pt)
+
+# Isend/Irecv in every order, self-sends, all eight completion calls with MPI_REQUEST_NULL
+# entries and ignored statuses, Request_get_status, Request_free of an active send
+add_mpi_test(NAME pt2pt_nonblocking SOURCES pt2pt_nonblocking.c NP 1 2 3 4 8 TIMEOUT 60 LABELS pt2pt)
