@@ -16,3 +16,7 @@ add_mpi_test(NAME pt2pt_matching SOURCES pt2pt_matching.c NP 1 2 3 4 8 TIMEOUT 6
 # Isend/Irecv in every order, self-sends, all eight completion calls with MPI_REQUEST_NULL
 # entries and ignored statuses, Request_get_status, Request_free of an active send
 add_mpi_test(NAME pt2pt_nonblocking SOURCES pt2pt_nonblocking.c NP 1 2 3 4 8 TIMEOUT 60 LABELS pt2pt)
+
+# Probe/Iprobe (non-consuming), Mprobe/Improbe/Mrecv/Imrecv (matched messages leave the queue),
+# MPI_MESSAGE_NO_PROC from MPI_PROC_NULL, Get_count/Get_elements with MPI_UNDEFINED
+add_mpi_test(NAME pt2pt_probe SOURCES pt2pt_probe.c NP 1 2 3 4 8 TIMEOUT 60 LABELS pt2pt)
