@@ -359,6 +359,7 @@ def main() -> int:
     log_dir = out / "logs"
     log_dir.mkdir(parents=True, exist_ok=True)
     started = datetime.datetime.now(datetime.timezone.utc)
+    load_start = os.getloadavg()[0]
     t_start = time.monotonic()
 
     baton_build_error = None
@@ -421,6 +422,8 @@ def main() -> int:
         f"- Command: `bench/run.sh {' '.join(sys.argv[1:])}`".replace("`bench/run.sh `", "`bench/run.sh`"),
         f"- Repository: git {git_head()}; mode: {'quick' if args.quick else 'full'}; "
         f"{repeats} launches per benchmark and library, interleaved; took {elapsed:.0f} s",
+        f"- Load average (1 min) at start / end: {load_start:.1f} / {os.getloadavg()[0]:.1f} "
+        f"on {os.cpu_count()} CPUs (above the CPU count, expect noisy numbers)",
         "- Each value is the median over launches of each launch's own median of timed batches "
         "(see bench/README.md).",
         "",

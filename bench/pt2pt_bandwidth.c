@@ -92,7 +92,7 @@ int main(int argc, char **argv)
         const size_t size = sizes[k];
         const long budget_iters =
             bench_iters((size_t)window * size, budget, min_iters, max_iters);
-        const long warmup = bench_iters(1, (size_t)budget_iters / 10, 1, 50);
+        const long warmup = bench_iters(1, (size_t)budget_iters / 10, 1, 20);
 
         validate(rank, sbuf, rbuf, size);
         const double w0 = MPI_Wtime();

@@ -75,7 +75,7 @@ int main(int argc, char **argv)
     for (int k = 0; k < nsizes; ++k) {
         const size_t size = sizes[k];
         const long budget_iters = bench_iters(2 * size, budget, min_iters, max_iters);
-        const long warmup = bench_iters(1, (size_t)budget_iters / 10, 2, 1000);
+        const long warmup = bench_iters(1, (size_t)budget_iters / 10, 2, 200);
 
         validate(rank, buf, size);
         const double w0 = MPI_Wtime();
