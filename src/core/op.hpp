@@ -40,7 +40,9 @@
 // REPLACE and NO_OP (for accumulate) apply to any datatype: with a uniform kind they go through
 // op_apply like the others; a mixed datatype is simply copied (REPLACE) or left alone (NO_OP).
 // A user op is called once per block with the *datatype handle* and the count of *datatype
-// elements* (not basic elements); the kind is ignored.
+// elements* (not basic elements); the kind is ignored. With src/core/datatype.hpp:
+//   elem_kind k = dt.basic() ? elem_kind_of_abi_code(dt.basic()->abi_code()) : elem_kind::none;
+//   op_check(o, k, dt.name().c_str());  then  op_apply(o, k, in, inout, count * dt.basic_count());
 //
 // Lifetime. Ops are intrusively reference counted. Predefined ops are static objects: retain() and
 // release() do nothing on them. op_create_user() returns a user op holding one reference; the ABI
