@@ -57,7 +57,7 @@ const char* options_usage() {
          "  --tag-output, -l       prefix every forwarded output line with \"[rank] \"\n"
          "  --timeout SECONDS      end the job after SECONDS (also env MPIEXEC_TIMEOUT;\n"
          "                         0 = no limit); exits with code 124\n"
-         "  -genv VAR VALUE        set VAR=VALUE in the ranks' environment\n"
+         "  -genv VAR VALUE        set VAR=VALUE in the ranks' environment (also -env)\n"
          "  -x VAR[=VALUE]         set VAR=VALUE, or pass VAR from this environment\n"
          "  --help                 this text\n"
          "  --version              the version\n"
@@ -106,7 +106,7 @@ parse_outcome options_parse(int argc, char** argv, const char* env_timeout,
         return parse_outcome::error;
       }
       timeout_given = true;
-    } else if (is_option(arg, {"-genv", "--genv"}, &value) && value == nullptr) {
+    } else if (is_option(arg, {"-genv", "--genv", "-env"}, &value) && value == nullptr) {
       if (i + 2 >= argc) {
         error = "option -genv needs VAR and VALUE";
         return parse_outcome::error;

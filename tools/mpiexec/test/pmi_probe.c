@@ -212,6 +212,7 @@ static void run(const char* a) {
     struct rlimit no_core = {0, 0};
     setrlimit(RLIMIT_CORE, &no_core);
     fflush(stdout);
+    signal(atoi(a + 7), SIG_DFL); /* a sanitizer runtime may have claimed it */
     raise(atoi(a + 7));
   } else if (strncmp(a, "sleep:", 6) == 0) {
     double s = atof(a + 6);
