@@ -1,0 +1,94 @@
+// The C ABI shell: argument checks, handle <-> object conversion, error-handler dispatch.
+//
+// Every MPI function is defined once as PMPI_Name (the profiling interface) and exported as a weak
+// alias MPI_Name (BATON_ALIAS), so tools interpose on MPI_ names. An entry point checks its
+// arguments, converts handles, calls the core inside abi::call() (which turns any exception into an
+// MPI error class: nothing throws across extern "C") and reports a failure through raise(), which
+// runs the communicator's error handler with a message naming the function and the problem.
+//
+// Handles follow the MPI-5.0 standard ABI: predefined handles are small integers (below 0x1000),
+// every other handle is the address of the core object.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <new>
+
+#include "core/comm.hpp"
+#include "core/datatype.hpp"
+#include "core/error.hpp"
+#include "core/request.hpp"
+#include "core/runtime.hpp"
+
+#define BATON_ALIAS(name) \
+  extern "C" __attribute__((weak, alias("P" #name), visibility("default"))) decltype(P##name) name
+
+namespace baton::abi {
+
+using core::errc;
+
+constexpr uintptr_t predefined_limit = 0x1000;
+
+inline bool is_predefined(const void* h) { return reinterpret_cast<uintptr_t>(h) < predefined_limit; }
+
+// Maps an error class of the core to the MPI one (identical numbering, pinned in abi_common.cpp).
+inline int to_mpi(errc e) { return static_cast<int>(e); }
+
+// ---- handles ----
+core::comm* to_comm(MPI_Comm h);  // nullptr (with error_set) if invalid or MPI_COMM_NULL
+MPI_Comm to_handle(core::comm* c);
+const core::datatype* to_type(MPI_Datatype h);  // nullptr (with error_set) if invalid
+inline MPI_Datatype to_handle(const core::datatype* t) {
+  return t->is_predefined() ? reinterpret_cast<MPI_Datatype>(static_cast<uintptr_t>(t->abi_code()))
+                            : reinterpret_cast<MPI_Datatype>(const_cast<core::datatype*>(t));
+}
+inline core::request* to_request(MPI_Request h) {
+  if (h == MPI_REQUEST_NULL) return nullptr;
+  return reinterpret_cast<core::request*>(h);
+}
+inline MPI_Request to_handle(core::request* r) { return reinterpret_cast<MPI_Request>(r); }
+// A non-null request handle that does not point at a live request: errc::request.
+errc check_request(MPI_Request h, core::request** out);
+core::errhandler* to_errhandler(MPI_Errhandler h);
+MPI_Errhandler to_handle(core::errhandler* e);
+
+// ---- argument checks (each sets a clear message) ----
+errc check_init(const char* fn);
+errc check_count(int64_t count);
+errc check_type(const core::datatype* t);  // committed, usable for communication
+errc check_buffer(const void* buf, int64_t count, const core::datatype* t);
+errc check_send_rank(const core::comm* c, int rank);  // valid rank or MPI_PROC_NULL
+errc check_recv_rank(const core::comm* c, int rank);  // also MPI_ANY_SOURCE
+errc check_send_tag(int tag);
+errc check_recv_tag(int tag);  // also MPI_ANY_TAG
+
+// ---- status ----
+void to_status(const core::req_status& s, MPI_Status* st);  // MPI_ERROR left as is
+void empty_status(MPI_Status* st);
+uint64_t status_bytes(const MPI_Status* st);
+void set_status_bytes(MPI_Status* st, uint64_t bytes);
+
+// ---- errors ----
+// Runs the error handler of `c` (MPI_COMM_WORLD's when c is null) for error `e` raised in `fn`,
+// and returns the error code to give back to the caller.
+int raise(const char* fn, core::comm* c, errc e);
+// Same, for an error handler given directly (file/window-less objects).
+int raise_with(const char* fn, core::errhandler* eh, MPI_Comm handle, errc e);
+
+// Runs `body` (returning errc); exceptions become MPI_ERR_NO_MEM / MPI_ERR_INTERN.
+template <class Body>
+inline int call(const char* fn, core::comm* c, Body&& body) {
+  errc e;
+  try {
+    e = body();
+  } catch (const std::bad_alloc&) {
+    e = core::error_set(errc::no_mem, "out of memory");
+  } catch (...) {
+    e = core::error_set(errc::intern, "internal error (unexpected exception)");
+  }
+  if (e == errc::success) return MPI_SUCCESS;
+  return raise(fn, c, e);
+}
+
+}  // namespace baton::abi

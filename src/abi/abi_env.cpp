@@ -1,0 +1,318 @@
+// Environment management (MPI-4.1 chapter 11), error handling (chapter 9.3-9.5) and the
+// communicator basics point-to-point needs.
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+
+#include "abi/abi.hpp"
+#include "core/progress.hpp"
+
+using namespace baton;
+using abi::call;
+using core::errc;
+
+namespace {
+int init_common(int required, int* provided) {
+  core::runtime& R = core::rt();
+  if (R.initialized.load() || R.finalized.load()) {
+    std::fprintf(stderr, "Baton: MPI_Init called twice (MPI may be initialized only once)\n");
+    return MPI_ERR_OTHER;
+  }
+  core::thread_level got;
+  errc e = core::runtime_init(core::thread_level(required), &got);
+  if (e != errc::success) {
+    std::fprintf(stderr, "Baton: MPI_Init failed: %s: %s\n", core::errc_name(e), core::error_message().c_str());
+    core::runtime_abort(1, "MPI_Init failed");
+  }
+  if (provided) *provided = int(got);
+  return MPI_SUCCESS;
+}
+
+void copy_string(char* out, int* len, const std::string& s, size_t max) {
+  size_t n = std::min(s.size(), max - 1);
+  std::memcpy(out, s.data(), n);
+  out[n] = 0;
+  if (len) *len = int(n);
+}
+}  // namespace
+
+extern "C" {
+
+int PMPI_Init(int*, char***) { return init_common(MPI_THREAD_SINGLE, nullptr); }
+BATON_ALIAS(MPI_Init);
+
+int PMPI_Init_thread(int*, char***, int required, int* provided) { return init_common(required, provided); }
+BATON_ALIAS(MPI_Init_thread);
+
+int PMPI_Finalize(void) {
+  if (errc e = abi::check_init("MPI_Finalize"); e != errc::success) return abi::raise("MPI_Finalize", nullptr, e);
+  return call("MPI_Finalize", nullptr, [] { return core::runtime_finalize(); });
+}
+BATON_ALIAS(MPI_Finalize);
+
+int PMPI_Initialized(int* flag) {
+  *flag = core::rt().initialized.load() ? 1 : 0;
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Initialized);
+
+int PMPI_Finalized(int* flag) {
+  *flag = core::rt().finalized.load() ? 1 : 0;
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Finalized);
+
+int PMPI_Query_thread(int* provided) {
+  *provided = int(core::rt().level);
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Query_thread);
+
+int PMPI_Is_thread_main(int* flag) {
+  *flag = core::runtime_is_main_thread() ? 1 : 0;
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Is_thread_main);
+
+int PMPI_Abort(MPI_Comm, int errorcode) {
+  std::fprintf(stderr, "Baton: rank %d called MPI_Abort with error code %d\n", core::rt().world_rank, errorcode);
+  core::runtime_abort(errorcode, "MPI_Abort");
+}
+BATON_ALIAS(MPI_Abort);
+
+double PMPI_Wtime(void) { return core::wtime(); }
+BATON_ALIAS(MPI_Wtime);
+
+double PMPI_Wtick(void) {
+  struct timespec ts;
+  clock_getres(CLOCK_MONOTONIC, &ts);
+  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+}
+BATON_ALIAS(MPI_Wtick);
+
+int PMPI_Get_processor_name(char* name, int* resultlen) {
+  char host[MPI_MAX_PROCESSOR_NAME] = {};
+  gethostname(host, sizeof host - 1);
+  copy_string(name, resultlen, host, MPI_MAX_PROCESSOR_NAME);
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Get_processor_name);
+
+int PMPI_Get_version(int* version, int* subversion) {
+  *version = MPI_VERSION;
+  *subversion = MPI_SUBVERSION;
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Get_version);
+
+int PMPI_Get_library_version(char* version, int* resultlen) {
+  copy_string(version, resultlen,
+              "Baton 0.1.0 (MPI 5.0 standard ABI 1.0; shared-memory transport; C++20 core)",
+              MPI_MAX_LIBRARY_VERSION_STRING);
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Get_library_version);
+
+int PMPI_Abi_get_version(int* abi_major, int* abi_minor) {
+  *abi_major = MPI_ABI_VERSION;
+  *abi_minor = MPI_ABI_SUBVERSION;
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Abi_get_version);
+
+// ---- errors ----
+
+int PMPI_Error_class(int errorcode, int* errorclass) {
+  if (errorcode < 0 || errorcode > MPI_ERR_ABI) {
+    (void)core::error_set(errc::arg, "unknown error code %d", errorcode);
+    return abi::raise("MPI_Error_class", nullptr, errc::arg);
+  }
+  *errorclass = errorcode;
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Error_class);
+
+int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
+  if (errorcode < 0 || errorcode > MPI_ERR_ABI) {
+    (void)core::error_set(errc::arg, "unknown error code %d", errorcode);
+    return abi::raise("MPI_Error_string", nullptr, errc::arg);
+  }
+  std::string s = std::string(core::errc_name(errc(errorcode))) + ": " + core::errc_description(errc(errorcode));
+  copy_string(string, resultlen, s, MPI_MAX_ERROR_STRING);
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Error_string);
+
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function* fn, MPI_Errhandler* errhandler) {
+  if (!fn || !errhandler) {
+    (void)core::error_set(errc::arg, "NULL %s", fn ? "errhandler output" : "function");
+    return abi::raise("MPI_Comm_create_errhandler", nullptr, errc::arg);
+  }
+  auto* e = new core::errhandler;
+  e->kind = core::errhandler_kind::user;
+  e->user_fn = reinterpret_cast<void*>(fn);
+  *errhandler = abi::to_handle(e);
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Comm_create_errhandler);
+
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
+  core::comm* c = abi::to_comm(comm);
+  if (!c) return abi::raise("MPI_Comm_set_errhandler", nullptr, errc::comm);
+  core::errhandler* e = abi::to_errhandler(errhandler);
+  if (!e) {
+    (void)core::error_set(errc::arg, "invalid error handler");
+    return abi::raise("MPI_Comm_set_errhandler", c, errc::arg);
+  }
+  e->retain();
+  if (c->eh) c->eh->release();
+  c->eh = e;
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Comm_set_errhandler);
+
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
+  core::comm* c = abi::to_comm(comm);
+  if (!c) return abi::raise("MPI_Comm_get_errhandler", nullptr, errc::comm);
+  c->eh->retain();
+  *errhandler = abi::to_handle(c->eh);
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Comm_get_errhandler);
+
+int PMPI_Errhandler_free(MPI_Errhandler* errhandler) {
+  core::errhandler* e = abi::to_errhandler(*errhandler);
+  if (!e) {
+    (void)core::error_set(errc::arg, "invalid error handler");
+    return abi::raise("MPI_Errhandler_free", nullptr, errc::arg);
+  }
+  e->release();
+  *errhandler = MPI_ERRHANDLER_NULL;
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Errhandler_free);
+
+int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
+  core::comm* c = abi::to_comm(comm);
+  if (!c) return abi::raise("MPI_Comm_call_errhandler", nullptr, errc::comm);
+  (void)core::error_set(errc(errorcode), "error raised by the application");
+  abi::raise("MPI_Comm_call_errhandler", c, errc(errorcode));
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Comm_call_errhandler);
+
+// ---- communicator basics ----
+
+int PMPI_Comm_size(MPI_Comm comm, int* size) {
+  core::comm* c = abi::to_comm(comm);
+  if (!c) return abi::raise("MPI_Comm_size", nullptr, errc::comm);
+  *size = c->size;
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Comm_size);
+
+int PMPI_Comm_rank(MPI_Comm comm, int* rank) {
+  core::comm* c = abi::to_comm(comm);
+  if (!c) return abi::raise("MPI_Comm_rank", nullptr, errc::comm);
+  *rank = c->rank;
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Comm_rank);
+
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
+  core::comm* c = abi::to_comm(comm);
+  if (!c) return abi::raise("MPI_Comm_dup", nullptr, errc::comm);
+  return call("MPI_Comm_dup", c, [&] {
+    core::comm* n = nullptr;
+    errc e = core::comm_dup(c, &n);
+    if (e == errc::success) *newcomm = abi::to_handle(n);
+    return e;
+  });
+}
+BATON_ALIAS(MPI_Comm_dup);
+
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
+  core::comm* c = abi::to_comm(comm);
+  if (!c) return abi::raise("MPI_Comm_split", nullptr, errc::comm);
+  if (color < 0 && color != MPI_UNDEFINED) {
+    (void)core::error_set(errc::arg, "invalid color %d (must be non-negative or MPI_UNDEFINED)", color);
+    return abi::raise("MPI_Comm_split", c, errc::arg);
+  }
+  return call("MPI_Comm_split", c, [&] {
+    core::comm* n = nullptr;
+    errc e = core::comm_split(c, color, key, &n);
+    if (e == errc::success) *newcomm = abi::to_handle(n);
+    return e;
+  });
+}
+BATON_ALIAS(MPI_Comm_split);
+
+int PMPI_Comm_free(MPI_Comm* comm) {
+  core::comm* c = comm ? abi::to_comm(*comm) : nullptr;
+  if (!c) return abi::raise("MPI_Comm_free", nullptr, errc::comm);
+  if (c->predefined) {
+    (void)core::error_set(errc::comm, "cannot free a predefined communicator (%s)", c->name.c_str());
+    return abi::raise("MPI_Comm_free", c, errc::comm);
+  }
+  c->magic = 0x46524545;  // the handle is dead even while pending operations keep the object
+  c->release();
+  *comm = MPI_COMM_NULL;
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Comm_free);
+
+int PMPI_Comm_set_name(MPI_Comm comm, const char* name) {
+  core::comm* c = abi::to_comm(comm);
+  if (!c) return abi::raise("MPI_Comm_set_name", nullptr, errc::comm);
+  c->name = std::string(name).substr(0, MPI_MAX_OBJECT_NAME - 1);
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Comm_set_name);
+
+int PMPI_Comm_get_name(MPI_Comm comm, char* name, int* resultlen) {
+  core::comm* c = abi::to_comm(comm);
+  if (!c) return abi::raise("MPI_Comm_get_name", nullptr, errc::comm);
+  copy_string(name, resultlen, c->name, MPI_MAX_OBJECT_NAME);
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Comm_get_name);
+
+int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
+  static int tag_ub = INT_MAX, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 0, universe = 0,
+             appnum = 0, icoll_max = 0;
+  core::comm* c = abi::to_comm(comm);
+  if (!c) return abi::raise("MPI_Comm_get_attr", nullptr, errc::comm);
+  int* v = nullptr;
+  switch (keyval) {
+    case MPI_TAG_UB: v = &tag_ub; break;
+    case MPI_HOST: v = &host; break;
+    case MPI_IO: v = &io; break;
+    case MPI_WTIME_IS_GLOBAL: v = &wtime_global; break;
+    case MPI_UNIVERSE_SIZE:
+      universe = core::rt().pmi.universe_size();
+      v = &universe;
+      break;
+    case MPI_APPNUM:
+      appnum = core::rt().pmi.appnum();
+      v = &appnum;
+      break;
+    default:
+      break;
+  }
+  (void)icoll_max;
+  if (keyval == MPI_KEYVAL_INVALID) {
+    (void)core::error_set(errc::keyval, "invalid attribute key MPI_KEYVAL_INVALID");
+    return abi::raise("MPI_Comm_get_attr", c, errc::keyval);
+  }
+  if (!v) {  // user keys arrive with the attribute API (communicators issue)
+    *flag = 0;
+    return MPI_SUCCESS;
+  }
+  *static_cast<int**>(attribute_val) = v;
+  *flag = 1;
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Comm_get_attr);
+
+}  // extern "C"

@@ -1,0 +1,473 @@
+// Starts and completions (MPI-4.1 3.7.3-3.9): every completion call works on any mix of request
+// kinds; null and inactive requests give the empty status.
+#include <functional>
+#include <vector>
+
+#include "abi/abi.hpp"
+#include "core/progress.hpp"
+#include "p2p/p2p.hpp"
+
+using namespace baton;
+using abi::call;
+using core::errc;
+
+namespace {
+
+// An active request whose operation has not completed yet.
+inline bool pending(const core::request* r) { return r && r->active && !r->is_complete(); }
+// A request that a completion call would report now: active and complete.
+inline bool reportable(const core::request* r) { return r && r->active && r->is_complete(); }
+
+void destroy(core::request* r) {
+  if (r->c) r->c->release();
+  if (r->dt) const_cast<core::datatype*>(r->dt)->release();
+  core::request_delete(r);
+}
+
+// Reports a complete request: writes the status, frees a nonpersistent one (handle -> NULL) or
+// makes a persistent one inactive. Returns the operation's error.
+errc retire(MPI_Request* h, MPI_Status* st) {
+  core::request* r = abi::to_request(*h);
+  errc e = r->status.error;
+  abi::to_status(r->status, st);
+  if (r->persistent) {
+    r->active = false;
+  } else {
+    destroy(r);
+    *h = MPI_REQUEST_NULL;
+  }
+  return e;
+}
+
+errc check_array(const char* fn, int count, const MPI_Request* reqs, core::comm** first) {
+  if (errc e = abi::check_init(fn); e != errc::success) return e;
+  if (count < 0) return core::error_set(errc::count, "negative request count %d", count);
+  if (count > 0 && !reqs) return core::error_set(errc::arg, "NULL request array");
+  for (int i = 0; i < count; ++i) {
+    core::request* r = nullptr;
+    if (errc e = abi::check_request(reqs[i], &r); e != errc::success) return e;
+    if (r && !*first) *first = r->c;
+  }
+  return errc::success;
+}
+
+void wait_for(const std::function<bool()>& done) {
+  core::engine_guard g;
+  core::progress_wait(g, done);
+}
+
+void poll_once() {
+  core::engine_guard g;
+  core::progress_poll();
+}
+
+MPI_Status* status_at(MPI_Status* array, int i) { return array == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &array[i]; }
+
+}  // namespace
+
+extern "C" {
+
+int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
+  core::request* r = nullptr;
+  if (errc e = abi::check_init("MPI_Wait"); e != errc::success) return abi::raise("MPI_Wait", nullptr, e);
+  if (!request) {
+    (void)core::error_set(errc::request, "NULL request pointer");
+    return abi::raise("MPI_Wait", nullptr, errc::request);
+  }
+  if (errc e = abi::check_request(*request, &r); e != errc::success) return abi::raise("MPI_Wait", nullptr, e);
+  if (!r || !r->active) {
+    abi::empty_status(status);
+    return MPI_SUCCESS;
+  }
+  core::comm* c = r->c;
+  if (c) c->retain();
+  int rc = call("MPI_Wait", c, [&] {
+    if (!r->is_complete()) (void)p2p::wait(r);
+    return retire(request, status);
+  });
+  if (c) c->release();
+  return rc;
+}
+BATON_ALIAS(MPI_Wait);
+
+int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+  core::request* r = nullptr;
+  if (errc e = abi::check_init("MPI_Test"); e != errc::success) return abi::raise("MPI_Test", nullptr, e);
+  if (!request) {
+    (void)core::error_set(errc::request, "NULL request pointer");
+    return abi::raise("MPI_Test", nullptr, errc::request);
+  }
+  if (errc e = abi::check_request(*request, &r); e != errc::success) return abi::raise("MPI_Test", nullptr, e);
+  if (!r || !r->active) {
+    *flag = 1;
+    abi::empty_status(status);
+    return MPI_SUCCESS;
+  }
+  core::comm* c = r->c;
+  return call("MPI_Test", c, [&] {
+    if (!r->is_complete()) poll_once();
+    *flag = r->is_complete();
+    if (!*flag) return errc::success;
+    return retire(request, status);
+  });
+}
+BATON_ALIAS(MPI_Test);
+
+static int complete_all(const char* fn, int count, MPI_Request reqs[], MPI_Status statuses[]) {
+  // Every request is complete (or null/inactive): report them all.
+  bool failed = false;
+  core::comm* failed_comm = nullptr;
+  for (int i = 0; i < count; ++i) {
+    core::request* r = abi::to_request(reqs[i]);
+    MPI_Status* st = status_at(statuses, i);
+    if (!r || !r->active) {
+      abi::empty_status(st);
+      continue;
+    }
+    core::comm* c = r->c;
+    errc e = retire(&reqs[i], st);
+    if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = abi::to_mpi(e);
+    if (e != errc::success && !failed) {
+      failed = true;
+      failed_comm = c;
+    }
+  }
+  if (!failed) return MPI_SUCCESS;
+  (void)core::error_set(errc::in_status, "at least one request failed: see the MPI_ERROR field of each status");
+  return abi::raise(fn, failed_comm, errc::in_status);
+}
+
+int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
+  core::comm* c = nullptr;
+  if (errc e = check_array("MPI_Waitall", count, array_of_requests, &c); e != errc::success)
+    return abi::raise("MPI_Waitall", c, e);
+  int rc = call("MPI_Waitall", c, [&] {
+    int next = 0;  // requests before `next` are known complete
+    wait_for([&] {
+      while (next < count && !pending(abi::to_request(array_of_requests[next]))) ++next;
+      return next == count;
+    });
+    return errc::success;
+  });
+  if (rc != MPI_SUCCESS) return rc;
+  return complete_all("MPI_Waitall", count, array_of_requests, array_of_statuses);
+}
+BATON_ALIAS(MPI_Waitall);
+
+int PMPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[]) {
+  core::comm* c = nullptr;
+  if (errc e = check_array("MPI_Testall", count, array_of_requests, &c); e != errc::success)
+    return abi::raise("MPI_Testall", c, e);
+  poll_once();
+  for (int i = 0; i < count; ++i) {
+    if (pending(abi::to_request(array_of_requests[i]))) {
+      *flag = 0;
+      return MPI_SUCCESS;
+    }
+  }
+  *flag = 1;
+  return complete_all("MPI_Testall", count, array_of_requests, array_of_statuses);
+}
+BATON_ALIAS(MPI_Testall);
+
+static int any_impl(const char* fn, int count, MPI_Request reqs[], int* index, int* flag, MPI_Status* status,
+                    bool block) {
+  core::comm* c = nullptr;
+  if (errc e = check_array(fn, count, reqs, &c); e != errc::success) return abi::raise(fn, c, e);
+  int found = -1;
+  bool any_active = false;
+  auto scan = [&] {
+    any_active = false;
+    for (int i = 0; i < count; ++i) {
+      core::request* r = abi::to_request(reqs[i]);
+      if (!r || !r->active) continue;
+      any_active = true;
+      if (r->is_complete()) {
+        found = i;
+        return true;
+      }
+    }
+    return !any_active;
+  };
+  if (block) {
+    wait_for(scan);
+  } else {
+    poll_once();
+    scan();
+  }
+  if (found < 0) {
+    *index = MPI_UNDEFINED;
+    if (flag) *flag = any_active ? 0 : 1;
+    if (!any_active) abi::empty_status(status);
+    return MPI_SUCCESS;
+  }
+  if (flag) *flag = 1;
+  *index = found;
+  core::comm* rc = abi::to_request(reqs[found])->c;
+  errc e = retire(&reqs[found], status);
+  if (e != errc::success) return abi::raise(fn, rc, e);
+  return MPI_SUCCESS;
+}
+
+int PMPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status) {
+  return any_impl("MPI_Waitany", count, array_of_requests, index, nullptr, status, true);
+}
+BATON_ALIAS(MPI_Waitany);
+
+int PMPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status) {
+  return any_impl("MPI_Testany", count, array_of_requests, index, flag, status, false);
+}
+BATON_ALIAS(MPI_Testany);
+
+static int some_impl(const char* fn, int incount, MPI_Request reqs[], int* outcount, int indices[],
+                     MPI_Status statuses[], bool block) {
+  core::comm* c = nullptr;
+  if (errc e = check_array(fn, incount, reqs, &c); e != errc::success) return abi::raise(fn, c, e);
+  bool any_active = false;
+  auto scan = [&] {
+    any_active = false;
+    for (int i = 0; i < incount; ++i) {
+      core::request* r = abi::to_request(reqs[i]);
+      if (!r || !r->active) continue;
+      any_active = true;
+      if (r->is_complete()) return true;
+    }
+    return !any_active;
+  };
+  if (block) {
+    wait_for(scan);
+  } else {
+    poll_once();
+    scan();
+  }
+  if (!any_active) {
+    *outcount = MPI_UNDEFINED;
+    return MPI_SUCCESS;
+  }
+  int n = 0;
+  bool failed = false;
+  core::comm* failed_comm = nullptr;
+  for (int i = 0; i < incount; ++i) {
+    core::request* r = abi::to_request(reqs[i]);
+    if (!reportable(r)) continue;
+    MPI_Status* st = status_at(statuses, n);
+    core::comm* rc = r->c;
+    errc e = retire(&reqs[i], st);
+    if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = abi::to_mpi(e);
+    if (e != errc::success && !failed) {
+      failed = true;
+      failed_comm = rc;
+    }
+    indices[n++] = i;
+  }
+  *outcount = n;
+  if (!failed) return MPI_SUCCESS;
+  (void)core::error_set(errc::in_status, "at least one request failed: see the MPI_ERROR field of each status");
+  return abi::raise(fn, failed_comm, errc::in_status);
+}
+
+int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
+                  MPI_Status array_of_statuses[]) {
+  return some_impl("MPI_Waitsome", incount, array_of_requests, outcount, array_of_indices, array_of_statuses, true);
+}
+BATON_ALIAS(MPI_Waitsome);
+
+int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
+                  MPI_Status array_of_statuses[]) {
+  return some_impl("MPI_Testsome", incount, array_of_requests, outcount, array_of_indices, array_of_statuses, false);
+}
+BATON_ALIAS(MPI_Testsome);
+
+int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+  core::request* r = nullptr;
+  if (errc e = abi::check_request(request, &r); e != errc::success)
+    return abi::raise("MPI_Request_get_status", nullptr, e);
+  if (!r || !r->active) {
+    *flag = 1;
+    abi::empty_status(status);
+    return MPI_SUCCESS;
+  }
+  if (!r->is_complete()) poll_once();
+  *flag = r->is_complete();
+  if (*flag) abi::to_status(r->status, status);
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Request_get_status);
+
+int PMPI_Request_free(MPI_Request* request) {
+  core::request* r = nullptr;
+  if (!request || *request == MPI_REQUEST_NULL) {
+    (void)core::error_set(errc::request, "cannot free MPI_REQUEST_NULL");
+    return abi::raise("MPI_Request_free", nullptr, errc::request);
+  }
+  if (errc e = abi::check_request(*request, &r); e != errc::success) return abi::raise("MPI_Request_free", nullptr, e);
+  core::comm* c = r->c;
+  if (r->ops && r->ops->on_free) {
+    if (errc e = r->ops->on_free(r); e != errc::success) return abi::raise("MPI_Request_free", c, e);
+  }
+  {
+    core::engine_guard g;
+    if (r->active && !r->is_complete()) {
+      r->user_freed = true;  // the engine frees it when the operation completes
+    } else {
+      destroy(r);
+    }
+  }
+  *request = MPI_REQUEST_NULL;
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Request_free);
+
+int PMPI_Cancel(MPI_Request* request) {
+  core::request* r = nullptr;
+  if (!request || *request == MPI_REQUEST_NULL) {
+    (void)core::error_set(errc::request, "cannot cancel MPI_REQUEST_NULL");
+    return abi::raise("MPI_Cancel", nullptr, errc::request);
+  }
+  if (errc e = abi::check_request(*request, &r); e != errc::success) return abi::raise("MPI_Cancel", nullptr, e);
+  if (r->ops && r->ops->on_cancel) {
+    if (errc e = r->ops->on_cancel(r); e != errc::success) return abi::raise("MPI_Cancel", r->c, e);
+  }
+  if (!r->active) {
+    (void)core::error_set(errc::request, "cannot cancel an inactive persistent request");
+    return abi::raise("MPI_Cancel", r->c, errc::request);
+  }
+  return call("MPI_Cancel", r->c, [&] { return p2p::cancel(r); });
+}
+BATON_ALIAS(MPI_Cancel);
+
+int PMPI_Test_cancelled(const MPI_Status* status, int* flag) {
+  *flag = status->MPI_internal[2] != 0;
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Test_cancelled);
+
+int PMPI_Status_set_cancelled(MPI_Status* status, int flag) {
+  status->MPI_internal[2] = flag ? 1 : 0;
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Status_set_cancelled);
+
+static int start_impl(const char* fn, core::request* r) {
+  if (!r) {
+    (void)core::error_set(errc::request, "cannot start MPI_REQUEST_NULL");
+    return abi::raise(fn, nullptr, errc::request);
+  }
+  if (!r->persistent) {
+    (void)core::error_set(errc::request, "cannot start a request that is not persistent");
+    return abi::raise(fn, r->c, errc::request);
+  }
+  if (r->active) {
+    (void)core::error_set(errc::request, "the persistent request is already active (started and not completed)");
+    return abi::raise(fn, r->c, errc::request);
+  }
+  return call(fn, r->c, [&] { return p2p::start(r); });
+}
+
+int PMPI_Start(MPI_Request* request) {
+  core::request* r = nullptr;
+  if (errc e = abi::check_init("MPI_Start"); e != errc::success) return abi::raise("MPI_Start", nullptr, e);
+  if (errc e = abi::check_request(request ? *request : MPI_REQUEST_NULL, &r); e != errc::success)
+    return abi::raise("MPI_Start", nullptr, e);
+  return start_impl("MPI_Start", r);
+}
+BATON_ALIAS(MPI_Start);
+
+int PMPI_Startall(int count, MPI_Request array_of_requests[]) {
+  core::comm* c = nullptr;
+  if (errc e = check_array("MPI_Startall", count, array_of_requests, &c); e != errc::success)
+    return abi::raise("MPI_Startall", c, e);
+  // Check every request first, so that a bad one starts nothing.
+  for (int i = 0; i < count; ++i) {
+    core::request* r = abi::to_request(array_of_requests[i]);
+    if (!r || !r->persistent || r->active) {
+      (void)core::error_set(errc::request, "request %d of %d cannot be started (%s)", i, count,
+                            !r ? "MPI_REQUEST_NULL" : !r->persistent ? "not persistent" : "already active");
+      return abi::raise("MPI_Startall", r ? r->c : c, errc::request);
+    }
+  }
+  for (int i = 0; i < count; ++i) {
+    int rc = start_impl("MPI_Startall", abi::to_request(array_of_requests[i]));
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Startall);
+
+// ---- counts ----
+
+static int get_count_impl(const char* fn, const MPI_Status* status, MPI_Datatype datatype, int64_t* count) {
+  const core::datatype* t = abi::to_type(datatype);
+  if (!t) return abi::raise(fn, nullptr, errc::type);
+  uint64_t bytes = abi::status_bytes(status);
+  if (t->size() == 0) {
+    *count = bytes == 0 ? 0 : MPI_UNDEFINED;
+  } else if (bytes % uint64_t(t->size()) != 0) {
+    *count = MPI_UNDEFINED;
+  } else {
+    *count = int64_t(bytes / uint64_t(t->size()));
+  }
+  return MPI_SUCCESS;
+}
+
+int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+  int64_t c = 0;
+  int rc = get_count_impl("MPI_Get_count", status, datatype, &c);
+  if (rc == MPI_SUCCESS) *count = c > INT32_MAX ? MPI_UNDEFINED : int(c);
+  return rc;
+}
+int PMPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  int64_t c = 0;
+  int rc = get_count_impl("MPI_Get_count_c", status, datatype, &c);
+  if (rc == MPI_SUCCESS) *count = c;
+  return rc;
+}
+BATON_ALIAS(MPI_Get_count);
+BATON_ALIAS(MPI_Get_count_c);
+
+static int get_elements_impl(const char* fn, const MPI_Status* status, MPI_Datatype datatype, int64_t* count) {
+  const core::datatype* t = abi::to_type(datatype);
+  if (!t) return abi::raise(fn, nullptr, errc::type);
+  int64_t n = t->elements_in(abi::status_bytes(status));
+  *count = n < 0 ? MPI_UNDEFINED : n;
+  return MPI_SUCCESS;
+}
+
+int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+  int64_t c = 0;
+  int rc = get_elements_impl("MPI_Get_elements", status, datatype, &c);
+  if (rc == MPI_SUCCESS) *count = c > INT32_MAX ? MPI_UNDEFINED : int(c);
+  return rc;
+}
+int PMPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  int64_t c = 0;
+  int rc = get_elements_impl("MPI_Get_elements_c", status, datatype, &c);
+  if (rc == MPI_SUCCESS) *count = c;
+  return rc;
+}
+int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  int64_t c = 0;
+  int rc = get_elements_impl("MPI_Get_elements_x", status, datatype, &c);
+  if (rc == MPI_SUCCESS) *count = c;
+  return rc;
+}
+BATON_ALIAS(MPI_Get_elements);
+BATON_ALIAS(MPI_Get_elements_c);
+BATON_ALIAS(MPI_Get_elements_x);
+
+int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) {
+  const core::datatype* t = abi::to_type(datatype);
+  if (!t) return abi::raise("MPI_Status_set_elements", nullptr, errc::type);
+  abi::set_status_bytes(status, uint64_t(count) * uint64_t(t->size()));
+  return MPI_SUCCESS;
+}
+int PMPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
+  const core::datatype* t = abi::to_type(datatype);
+  if (!t) return abi::raise("MPI_Status_set_elements_c", nullptr, errc::type);
+  abi::set_status_bytes(status, uint64_t(count) * uint64_t(t->size()));
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Status_set_elements);
+BATON_ALIAS(MPI_Status_set_elements_c);
+
+}  // extern "C"
