@@ -16,6 +16,7 @@
  *   ignore-term     ignore SIGTERM
  *   pidfile:PATH    append own pid to PATH
  *   env:VAR=VALUE   check that VAR is VALUE
+ *   noenv:VAR       check that VAR is not set
  * A failed check prints "pmi_probe: rank R: ..." on stderr and exits 99.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -166,6 +167,23 @@ static void do_kvs(void) {
   call("get_result", r, sizeof r, "cmd=get kvsname=%s key=no-such-key", kvsname);
   expect(r, "rc", "-1");
   expect(r, "msg", "key_not_found");
+  char big[1100];
+  memset(big, 'k', 65);
+  big[65] = '\0';
+  call("put_result", r, sizeof r, "cmd=put kvsname=%s key=%s value=1", kvsname, big);
+  expect(r, "rc", "-1");
+  memset(big, 'v', 1025);
+  big[1025] = '\0';
+  call("put_result", r, sizeof r, "cmd=put kvsname=%s key=long-%d value=%s", kvsname, rank, big);
+  expect(r, "rc", "-1");
+  expect(r, "msg", "value_too_long");
+  big[1024] = '\0';
+  call("put_result", r, sizeof r, "cmd=put kvsname=%s key=long-%d value=%s", kvsname, rank, big);
+  expect(r, "rc", "0");
+  call("get_result", r, sizeof r, "cmd=get kvsname=%s key=long-%d", kvsname, rank);
+  expect(r, "value", big);
+  call("get_result", r, sizeof r, "cmd=get kvsname=not-%s key=key-0", kvsname);
+  expect(r, "rc", "-1");
   call("get_result", r, sizeof r, "cmd=get kvsname=%s key=PMI_process_mapping", kvsname);
   snprintf(want, sizeof want, "(vector,(0,1,%d))", size);
   expect(r, "value", want);
@@ -252,6 +270,8 @@ static void run(const char* a) {
     name[eq - a - 4] = '\0';
     const char* v = getenv(name);
     if (v == NULL || strcmp(v, eq + 1) != 0) die("%s is '%s', expected '%s'", name, v ? v : "(unset)", eq + 1);
+  } else if (strncmp(a, "noenv:", 6) == 0) {
+    if (getenv(a + 6) != NULL) die("%s is set to '%s'", a + 6, getenv(a + 6));
   } else {
     die("unknown action '%s'", a);
   }
