@@ -132,6 +132,7 @@ bool job::job_setup() {
   pmi_server::hooks h;
   h.send = [this](int r, std::string_view line) {
     rank_proc& rp = ranks_[r];
+    if (opts_.pmi_trace) job_say("mpiexec: pmi " + std::to_string(r) + " <- " + std::string(line));
     rp.pmi_out.append(line);
     rp.pmi_out.push_back('\n');
     job_flush_pmi(r);
@@ -366,6 +367,7 @@ void job::job_read_pmi(int r) {
     if (nl == std::string::npos) break;
     std::string_view line(rp.pmi_in.data() + pos, nl - pos);
     pos = nl + 1;
+    if (opts_.pmi_trace) job_say("mpiexec: pmi " + std::to_string(r) + " -> " + std::string(line));
     pmi_->pmi_handle_line(r, line);
   }
   rp.pmi_in.erase(0, pos);

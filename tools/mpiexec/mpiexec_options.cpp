@@ -57,6 +57,7 @@ const char* options_usage() {
          "  --tag-output, -l       prefix every forwarded output line with \"[rank] \"\n"
          "  --timeout SECONDS      end the job after SECONDS (also env MPIEXEC_TIMEOUT;\n"
          "                         0 = no limit); exits with code 124\n"
+         "  --pmi-trace            print every PMI request and reply on stderr\n"
          "  -genv VAR VALUE        set VAR=VALUE in the ranks' environment (also -env)\n"
          "  -x VAR[=VALUE]         set VAR=VALUE, or pass VAR from this environment\n"
          "  --help                 this text\n"
@@ -98,6 +99,8 @@ parse_outcome options_parse(int argc, char** argv, const char* env_timeout,
       }
     } else if (is_option(arg, {"--tag-output", "-tag-output", "-l"}, &value) && value == nullptr) {
       out.tag_output = true;
+    } else if (is_option(arg, {"--pmi-trace"}, &value) && value == nullptr) {
+      out.pmi_trace = true;
     } else if (is_option(arg, {"--timeout", "-timeout"}, &value)) {
       const char* v = next(arg);
       if (v == nullptr) return parse_outcome::error;
