@@ -18,8 +18,9 @@
  *
  * Iteration counts: a byte budget per batch gives the count on a quiet
  * machine; bench_agree_iters then cuts it so one batch lasts about
- * batch_seconds at the pace seen in the warm-up, which keeps a run short when
- * the machine is loaded (two busy-polling ranks time-slicing one core).
+ * batch_seconds at the pace seen in the warm-up (itself capped at two batch
+ * lengths), which keeps a run short when the machine is loaded (busy-polling
+ * ranks time-slicing a core can take milliseconds per message).
  */
 #ifndef BATON_BENCH_COMMON_H
 #define BATON_BENCH_COMMON_H
@@ -127,6 +128,31 @@ static inline long bench_iters(size_t bytes_per_iter, size_t budget_bytes, long 
         iters = max_iters;
     }
     return iters;
+}
+
+/* Warm-up: run step(ctx) in doubling chunks until max_iters ran or
+ * max_seconds passed on rank 0 (rank 0 decides after each chunk and
+ * broadcasts, so every rank runs the same count).  Returns rank 0's seconds
+ * per step, the pace bench_agree_iters sizes the timed batches with. */
+static inline double bench_warmup(void (*step)(void *), void *ctx, long max_iters,
+                                  double max_seconds)
+{
+    long done = 0;
+    long chunk = 1;
+    int more = 1;
+    const double t0 = MPI_Wtime();
+    double elapsed = 0.0;
+    while (more) {
+        for (long i = 0; i < chunk; ++i) {
+            step(ctx);
+        }
+        done += chunk;
+        elapsed = MPI_Wtime() - t0;
+        more = done < max_iters && elapsed < max_seconds;
+        bench_check(MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
+        chunk = 2 * chunk < max_iters - done ? 2 * chunk : max_iters - done;
+    }
+    return elapsed / (double)done;
 }
 
 /* Timed-batch iteration count, the same on every rank: the budget's count,

@@ -45,6 +45,19 @@ static void window_transfer(int rank, char *sbuf, char *rbuf, size_t size)
     }
 }
 
+typedef struct step_ctx {
+    int rank;
+    char *sbuf;
+    char *rbuf;
+    size_t size;
+} step_ctx;
+
+static void step(void *p)
+{
+    const step_ctx *c = p;
+    window_transfer(c->rank, c->sbuf, c->rbuf, c->size);
+}
+
 static void validate(int rank, char *sbuf, char *rbuf, size_t size)
 {
     if (rank == 0) {
@@ -80,7 +93,7 @@ int main(int argc, char **argv)
     /* Full run: up to about 0.5 GB moved per timed batch. */
     const size_t budget = opts.quick ? ((size_t)64 << 20) : ((size_t)512 << 20);
     const long max_iters = opts.quick ? 200 : 1000;
-    const long min_iters = opts.quick ? 2 : 4;
+    const long min_iters = opts.quick ? 1 : 2;
 
     size_t sizes[64];
     const int nsizes = bench_sizes(opts.max_size, 0, sizes, 64);
@@ -92,14 +105,11 @@ int main(int argc, char **argv)
         const size_t size = sizes[k];
         const long budget_iters =
             bench_iters((size_t)window * size, budget, min_iters, max_iters);
-        const long warmup = bench_iters(1, (size_t)budget_iters / 10, 1, 20);
+        step_ctx ctx = {.rank = rank, .sbuf = sbuf, .rbuf = rbuf, .size = size};
 
         validate(rank, sbuf, rbuf, size);
-        const double w0 = MPI_Wtime();
-        for (long i = 0; i < warmup; ++i) {
-            window_transfer(rank, sbuf, rbuf, size);
-        }
-        const double pace = (MPI_Wtime() - w0) / (double)warmup;
+        const double pace = bench_warmup(step, &ctx, bench_iters(1, (size_t)budget_iters / 10, 1, 20),
+                                         2 * opts.batch_seconds);
         const long iters =
             bench_agree_iters(budget_iters, min_iters, pace, opts.batch_seconds);
         for (int s = 0; s < opts.samples; ++s) {

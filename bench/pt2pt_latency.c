@@ -33,6 +33,18 @@ static void round_trip(int rank, char *buf, size_t size)
     }
 }
 
+typedef struct step_ctx {
+    int rank;
+    char *buf;
+    size_t size;
+} step_ctx;
+
+static void step(void *p)
+{
+    const step_ctx *c = p;
+    round_trip(c->rank, c->buf, c->size);
+}
+
 /* Rank 0 sends a pattern, rank 1 checks it and sends it back, rank 0 checks. */
 static void validate(int rank, char *buf, size_t size)
 {
@@ -62,10 +74,10 @@ int main(int argc, char **argv)
 
     bench_opts opts;
     bench_parse_args(argc, argv, &opts);
-    /* Full run: about 20-30 ms per timed batch at every size on a desktop CPU. */
+    /* Full run: about 20-30 ms per timed batch at every size on a quiet desktop CPU. */
     const size_t budget = opts.quick ? ((size_t)16 << 20) : ((size_t)256 << 20);
     const long max_iters = opts.quick ? 5000 : 50000;
-    const long min_iters = opts.quick ? 5 : 20;
+    const long min_iters = 3;
 
     size_t sizes[64];
     const int nsizes = bench_sizes(opts.max_size, 1, sizes, 64);
@@ -75,14 +87,11 @@ int main(int argc, char **argv)
     for (int k = 0; k < nsizes; ++k) {
         const size_t size = sizes[k];
         const long budget_iters = bench_iters(2 * size, budget, min_iters, max_iters);
-        const long warmup = bench_iters(1, (size_t)budget_iters / 10, 2, 200);
+        step_ctx ctx = {.rank = rank, .buf = buf, .size = size};
 
         validate(rank, buf, size);
-        const double w0 = MPI_Wtime();
-        for (long i = 0; i < warmup; ++i) {
-            round_trip(rank, buf, size);
-        }
-        const double pace = (MPI_Wtime() - w0) / (double)warmup;
+        const double pace = bench_warmup(step, &ctx, bench_iters(1, (size_t)budget_iters / 10, 2, 200),
+                                         2 * opts.batch_seconds);
         const long iters = bench_agree_iters(budget_iters, min_iters, pace, opts.batch_seconds);
         for (int s = 0; s < opts.samples; ++s) {
             bench_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
