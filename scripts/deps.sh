@@ -1,0 +1,22 @@
+#!/bin/sh
+# Installs what building and testing Baton needs on Debian, when it is missing.
+set -e
+need=""
+command -v cmake >/dev/null 2>&1 || need="$need cmake"
+command -v ninja >/dev/null 2>&1 || need="$need ninja-build"
+command -v g++ >/dev/null 2>&1 || need="$need g++"
+[ -f /usr/include/gtest/gtest.h ] || need="$need libgtest-dev googletest"
+for extra in "$@"; do
+  case "$extra" in
+    peers)  command -v mpicc.mpich >/dev/null 2>&1 || need="$need mpich libmpich-dev"
+            command -v mpicc.openmpi >/dev/null 2>&1 || need="$need openmpi-bin libopenmpi-dev"
+            python3 -c 'import matplotlib' >/dev/null 2>&1 || need="$need python3-matplotlib" ;;
+  esac
+done
+if [ -n "$need" ]; then
+  echo "deps: installing$need"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $need >/dev/null
+fi
