@@ -515,6 +515,7 @@ errc type_darray(int size, int rank, int ndims, const int64_t gsizes[],
   datatype* cur = const_cast<datatype*>(old);
   cur->retain();
   errc e = errc::success;
+  int64_t slab = ext;  // bytes between consecutive indices of dimension d
   for (int k = 0; k < ndims && e == errc::success; ++k) {
     const int d = order == array_order::fortran ? k : ndims - 1 - k;
     switch (distribs[d]) {
@@ -529,6 +530,12 @@ errc type_darray(int size, int rank, int ndims, const int64_t gsizes[],
       case distribution::none:
         e = darray_block(gsizes, d, ndims, 1, 0, darg_default, order, ext, &cur, &st[d]);
         break;
+    }
+    // The local part of dimensions 0..d spans one index of the next dimension, so that a cyclic
+    // block of several indices there steps by whole slabs (ROMIO leaves the extent short here).
+    slab *= gsizes[d];
+    if (e == errc::success) {
+      e = chain(&cur, [&](datatype* t, datatype** o) { return type_resized(t, 0, slab, o); });
     }
   }
   if (e == errc::success) {

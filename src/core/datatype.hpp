@@ -151,7 +151,8 @@ class datatype {
   std::span<const dt_segment> segments() const noexcept { return segs_; }
 
   // MPI_Get_elements: number of basic elements in the first `packed_bytes` bytes of the packed
-  // stream of a message of this type, or -1 when that prefix ends inside a basic element.
+  // stream of a message of this type, or -1 when that prefix ends inside a basic element. Here a
+  // pair type counts as its two members (MPI_2INT is two ints).
   int64_t elements_in(uint64_t packed_bytes) const;
 
   ~datatype();

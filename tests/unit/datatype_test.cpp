@@ -390,6 +390,16 @@ TEST(DatatypeCtor, Darray2D) {
   for (int col : {1, 3, 5}) wf.emplace_back((2 + 4 * col) * 4, 8);
   expect_packs(*f, 1, wf);
   EXPECT_EQ(f->extent(), 96);
+  // cyclic(2) rows over a partially owned fastest dimension: 4x4 ints, grid 2x2, rank 3 gets
+  // rows 2..3 and columns 2..3.
+  const int64_t g4[] = {4, 4};
+  const distribution dc[] = {distribution::cyclic, distribution::block};
+  const int dc_args[] = {2, darg_default};
+  datatype* t4 = nullptr;
+  owned cb = committed(type_darray(4, 3, 2, g4, dc, dc_args, ps, array_order::c, P(k_int), &t4),
+                       &t4);
+  expect_packs(*cb, 1, {{40, 8}, {56, 8}});
+  EXPECT_EQ(cb->extent(), 64);
   // distribution none on a dimension
   const distribution dn[] = {distribution::none, distribution::block};
   const int pn[] = {1, 2};
