@@ -25,3 +25,7 @@ add_mpi_test(NAME pt2pt_probe SOURCES pt2pt_probe.c NP 1 2 3 4 8 TIMEOUT 60 LABE
 # changing data; inactive requests complete at once; Request_free of inactive requests.
 # (Open MPI 4.1 fails the Bsend_init part: it resends stale data on restart, ompi PR #12797.)
 add_mpi_test(NAME pt2pt_persistent SOURCES pt2pt_persistent.c NP 1 2 3 4 8 TIMEOUT 60 LABELS pt2pt)
+
+# Cancel of unmatched receives (Test_cancelled true), of matched ones (false, data intact), of a
+# started persistent receive (restartable)
+add_mpi_test(NAME pt2pt_cancel SOURCES pt2pt_cancel.c NP 1 2 3 4 8 TIMEOUT 60 LABELS pt2pt)
