@@ -24,7 +24,7 @@ namespace baton::launcher {
 namespace {
 
 constexpr int pmi_child_fd = 3;            // PMI_FD in every rank
-constexpr size_t read_chunk = 64 * 1024;
+constexpr size_t read_chunk = size_t{64} * 1024;
 constexpr int max_reads_per_wake = 16;     // keeps one chatty rank from starving the rest
 constexpr size_t max_pmi_line = 1 << 20;
 constexpr auto kill_grace = std::chrono::seconds(1);   // SIGTERM -> SIGKILL
@@ -110,16 +110,14 @@ bool job::job_setup() {
   // from its own process group (SIGTTIN), so the launcher forwards it through a pipe.
   stdin_src_ = 0;
   if (::isatty(0) != 0) {
+    // In the background (or if no pipe can be had) rank 0 gets no stdin.
+    stdin_src_ = devnull_fd_;
     int p[2];
-    if (::tcgetpgrp(0) != ::getpgrp()) {
-      stdin_src_ = devnull_fd_;  // we run in the background: no stdin
-    } else if (::pipe2(p, O_CLOEXEC) == 0) {
+    if (::tcgetpgrp(0) == ::getpgrp() && ::pipe2(p, O_CLOEXEC) == 0) {
       stdin_src_ = p[0];
       stdin_pipe_w_ = p[1];
       set_nonblocking(stdin_pipe_w_);
       forward_stdin_ = true;
-    } else {
-      stdin_src_ = devnull_fd_;
     }
   }
 

@@ -27,12 +27,12 @@ struct pmi_fields {
     }
   }
 
-  const std::string_view* find(std::string_view key) const {
+  [[nodiscard]] const std::string_view* find(std::string_view key) const {
     for (const auto& kv : items)
       if (kv.first == key) return &kv.second;
     return nullptr;
   }
-  std::string_view get(std::string_view key) const {
+  [[nodiscard]] std::string_view get(std::string_view key) const {
     const std::string_view* v = find(key);
     return v != nullptr ? *v : std::string_view{};
   }
