@@ -168,7 +168,11 @@ def compile_all(libs, benches, out: Path, log_dir: Path, cflags: list[str]) -> d
             res = subprocess.run(cmd, capture_output=True, text=True)
             (log_dir / f"compile.{b.name}.{lib.key}.log").write_text(" ".join(cmd) + "\n" + res.stdout + res.stderr)
             if res.returncode != 0:
-                reason = f"compile failed: {one_line(tail(res.stderr or res.stdout, 3))}"
+                missing = sorted(set(re.findall(r"undefined reference to `(\w+)'", res.stderr)))
+                if missing:
+                    reason = f"link failed, library lacks: {', '.join(missing)}"
+                else:
+                    reason = f"compile failed: {one_line(tail(res.stderr or res.stdout, 3))}"
                 built[(b.name, lib.key)] = {"error": reason}
                 print(f"  {lib.label:9s} {b.name}: {reason}", flush=True)
             else:

@@ -113,7 +113,7 @@ int main(int argc, char **argv)
         const long iters =
             bench_agree_iters(budget_iters, min_iters, pace, opts.batch_seconds);
         for (int s = 0; s < opts.samples; ++s) {
-            bench_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+            bench_sync();
             const double t0 = MPI_Wtime();
             for (long i = 0; i < iters; ++i) {
                 window_transfer(rank, sbuf, rbuf, size);

@@ -94,7 +94,7 @@ int main(int argc, char **argv)
                                          2 * opts.batch_seconds);
         const long iters = bench_agree_iters(budget_iters, min_iters, pace, opts.batch_seconds);
         for (int s = 0; s < opts.samples; ++s) {
-            bench_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+            bench_sync();
             const double t0 = MPI_Wtime();
             for (long i = 0; i < iters; ++i) {
                 round_trip(rank, buf, size);
