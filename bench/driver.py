@@ -119,7 +119,7 @@ def make_libraries(args) -> list[Library]:
                 )
             lib.na_reason = "not found: " + ", ".join(missing) + hint
         elif lib.key == "baton":
-            lib.version = f"{baton_dir} (git {git_head()})"
+            lib.version = f"{baton_dir} (repository at git {args.git_head})"
         else:
             lib.version = tool_version(lib.mpiexec)
     return libs
@@ -364,6 +364,7 @@ def main() -> int:
     log_dir.mkdir(parents=True, exist_ok=True)
     started = datetime.datetime.now(datetime.timezone.utc)
     load_start = os.getloadavg()[0]
+    args.git_head = git_head()  # once: others may commit while this runs
     t_start = time.monotonic()
 
     baton_build_error = None
@@ -374,6 +375,12 @@ def main() -> int:
     for lib in libs:
         if lib.key == "baton" and baton_build_error:
             lib.na_reason = baton_build_error
+    if load_start > (os.cpu_count() or 1):
+        print(
+            f"Warning: load average {load_start:.1f} on {os.cpu_count()} CPUs: other work competes with the "
+            "busy-polling ranks; expect slow launches and noisy numbers",
+            flush=True,
+        )
     print("Libraries:", flush=True)
     for lib in libs:
         print(f"  {lib.label:9s} {'n/a: ' + lib.na_reason if lib.na_reason else lib.version}", flush=True)
@@ -424,7 +431,7 @@ def main() -> int:
         f"- Generated: {started:%Y-%m-%d %H:%M UTC} on `{platform.node()}` "
         f"({os.cpu_count()} CPUs, {platform.machine()}, {platform.platform(terse=True)})",
         f"- Command: `bench/run.sh {' '.join(sys.argv[1:])}`".replace("`bench/run.sh `", "`bench/run.sh`"),
-        f"- Repository: git {git_head()}; mode: {'quick' if args.quick else 'full'}; "
+        f"- Repository: git {args.git_head}; mode: {'quick' if args.quick else 'full'}; "
         f"{repeats} launches per benchmark and library, interleaved; took {elapsed:.0f} s",
         f"- Load average (1 min) at start / end: {load_start:.1f} / {os.getloadavg()[0]:.1f} "
         f"on {os.cpu_count()} CPUs (above the CPU count, expect noisy numbers)",
