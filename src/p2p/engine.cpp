@@ -588,7 +588,8 @@ match_ctx& ctx_of(uint32_t ctx) {
 }
 
 void complete_request(request* r) {
-  r->mark_complete();
+  // Everything that reads the request happens before it is marked complete: from then on another
+  // thread may retire and free it.
   if (r->bsend_block) {
     bsend_release(r->bsend_block);
     r->bsend_block = nullptr;
@@ -598,7 +599,9 @@ void complete_request(request* r) {
     r->c->release();
     const_cast<datatype*>(r->dt)->release();
     core::request_delete(r);
+    return;
   }
+  r->mark_complete();
 }
 
 void finish_send_if_done(request* r) {
