@@ -151,8 +151,8 @@ const char* elem_kind_name(elem_kind k) {
 elem_kind elem_kind_of_abi_code(uint32_t code) {
   using k = elem_kind;
   switch (code) {
-    case 0x201: return k::int64;  // AINT
-    case 0x202: return k::int64;  // COUNT
+    case 0x201:  // AINT
+    case 0x202:  // COUNT
     case 0x203: return k::int64;  // OFFSET
     case 0x208: return signed_kind<short>();
     case 0x209: return signed_kind<int>();
@@ -163,10 +163,10 @@ elem_kind elem_kind_of_abi_code(uint32_t code) {
     case 0x20e: return unsigned_kind<unsigned long>();
     case 0x20f: return unsigned_kind<unsigned long long>();
     case 0x210: return k::float_;
-    case 0x212: return k::float_complex;   // C_FLOAT_COMPLEX (C_COMPLEX)
+    case 0x212:  // C_FLOAT_COMPLEX (C_COMPLEX)
     case 0x213: return k::float_complex;   // CXX_FLOAT_COMPLEX
     case 0x214: return k::double_;
-    case 0x216: return k::double_complex;  // C_DOUBLE_COMPLEX
+    case 0x216:  // C_DOUBLE_COMPLEX
     case 0x217: return k::double_complex;  // CXX_DOUBLE_COMPLEX
     case 0x218: return k::logical4;        // LOGICAL
     case 0x219: return k::int32;           // INTEGER
@@ -176,7 +176,7 @@ elem_kind elem_kind_of_abi_code(uint32_t code) {
     case 0x21d: return k::double_complex;  // DOUBLE_COMPLEX
     case 0x21e: return k::char_;           // CHARACTER
     case 0x220: return k::long_double;
-    case 0x224: return k::long_double_complex;  // C_LONG_DOUBLE_COMPLEX
+    case 0x224:  // C_LONG_DOUBLE_COMPLEX
     case 0x225: return k::long_double_complex;  // CXX_LONG_DOUBLE_COMPLEX
     case 0x228: return k::float_int;
     case 0x229: return k::double_int;
@@ -187,7 +187,7 @@ elem_kind elem_kind_of_abi_code(uint32_t code) {
     case 0x230: return k::pair_2real;      // 2REAL
     case 0x231: return k::pair_2double;    // 2DOUBLE_PRECISION
     case 0x232: return k::pair_2integer;   // 2INTEGER
-    case 0x238: return k::bool_;           // C_BOOL
+    case 0x238:  // C_BOOL
     case 0x239: return k::bool_;           // CXX_BOOL
     case 0x23c: return k::wchar;           // WCHAR
     case 0x240: return k::int8;            // INT8_T

@@ -177,8 +177,9 @@ struct fn<op_kind::maxloc, pair_of<V, I>> {
 
 // On x86-64 each loop is also compiled for AVX2 and picked at load time (an ifunc); the AVX2 clone
 // has no FMA, so both clones give bit-identical results (ranks on different CPUs agree).
-// -DBATON_OP_NO_CLONES builds the baseline loop only (to test it on an AVX2 machine).
-#if defined(__x86_64__) && defined(__has_attribute) && !defined(BATON_OP_NO_CLONES)
+// -DBATON_OP_NO_CLONES builds the baseline loop only (to test it on an AVX2 machine). GCC only:
+// clang does not multiversion function templates.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(BATON_OP_NO_CLONES)
 #if __has_attribute(target_clones)
 #define BATON_OP_CLONES __attribute__((target_clones("avx2", "default")))
 #endif
