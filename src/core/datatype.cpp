@@ -53,6 +53,13 @@ errc check_blocklen(int64_t bl, int64_t i, const char* what) {
 
 errc no_mem(const char* what) { return error_set(errc::no_mem, "%s: out of memory", what); }
 
+// Drops t (not yet handed out) when its type map does not fit in 64-bit byte offsets.
+errc check_overflow(datatype* t, const tm_bounds& b, const char* what) {
+  if (!b.overflow) return errc::success;
+  t->release();
+  return error_set(errc::count, "%s: size or extent does not fit in 64 bits", what);
+}
+
 // Common body of (h)vector, (h)indexed(_block): blocks of blocklen[i] copies of old at byte
 // displacement disp[i].
 template <class BlockLen, class Disp>
@@ -73,6 +80,7 @@ errc type_contiguous(int64_t count, const datatype* old, datatype** out) {
   if (t == nullptr) return no_mem(what);
   tm_bounds b;
   b.add(*old, datatype_builder::view(*old), 0, count, old->extent());
+  if (errc e = check_overflow(t, b, what); e != errc::success) return e;
   datatype_builder::finish(t, b, false);
   datatype_builder::ints(t) = {count};
   datatype_builder::keep(t, old);
@@ -96,9 +104,10 @@ errc make_vector(combiner c, int64_t count, int64_t blocklen, int64_t stride, in
     tm_bounds block;
     block.add(*old, v, 0, blocklen, old->extent());
     // Replicating the block: bounds of count copies at stride_bytes.
-    const int64_t lo = std::min<int64_t>(0, (count - 1) * stride_bytes);
-    const int64_t hi = std::max<int64_t>(0, (count - 1) * stride_bytes);
     b = block;
+    const int64_t reach = tm_bounds::mul(count - 1, stride_bytes, b.overflow);
+    const int64_t lo = std::min<int64_t>(0, reach);
+    const int64_t hi = std::max<int64_t>(0, reach);
     if (block.any) {
       b.lb = block.lb + lo;
       b.ub = block.ub + hi;
@@ -107,9 +116,10 @@ errc make_vector(combiner c, int64_t count, int64_t blocklen, int64_t stride, in
       b.tlb = block.tlb + lo;
       b.tub = block.tub + hi;
     }
-    b.size = block.size * count;
+    b.size = tm_bounds::mul(block.size, count, b.overflow);
     b.basic_count = block.basic_count * count;
   }
+  if (errc e = check_overflow(t, b, what); e != errc::success) return e;
   datatype_builder::finish(t, b, false);
   if (c == combiner::vector) {
     datatype_builder::ints(t) = {count, blocklen, stride};
@@ -128,8 +138,12 @@ errc type_vector(int64_t count, int64_t blocklen, int64_t stride, const datatype
                  datatype** out) {
   const char* what = "vector type";
   if (errc e = check_old(old, what); e != errc::success) return e;
-  return make_vector(combiner::vector, count, blocklen, stride, stride * old->extent(), old, out,
-                     what);
+  int64_t stride_bytes = 0;
+  if (__builtin_mul_overflow(stride, old->extent(), &stride_bytes)) {
+    return error_set(errc::count, "%s: stride %lld elements does not fit in 64-bit bytes", what,
+                     static_cast<long long>(stride));
+  }
+  return make_vector(combiner::vector, count, blocklen, stride, stride_bytes, old, out, what);
 }
 
 errc type_hvector(int64_t count, int64_t blocklen, int64_t stride_bytes, const datatype* old,
@@ -162,7 +176,9 @@ errc make_indexed(combiner c, int64_t count, const int64_t* blocklens, int64_t b
   const int64_t ext = old->extent();
   fill_blocks(
       t, count, [&](int64_t i) { return per_block ? blocklens[i] : blocklen; },
-      [&](int64_t i) { return bytes ? displs[i] : displs[i] * ext; }, old, b);
+      [&](int64_t i) { return bytes ? displs[i] : tm_bounds::mul(displs[i], ext, b.overflow); },
+      old, b);
+  if (errc e = check_overflow(t, b, what); e != errc::success) return e;
   datatype_builder::finish(t, b, false);
   auto& ints = datatype_builder::ints(t);
   auto& addrs = datatype_builder::addrs(t);
@@ -229,6 +245,7 @@ errc type_struct(int64_t count, const int64_t blocklens[], const int64_t displs_
     b.add(*types[i], datatype_builder::view(*types[i]), displs_bytes[i], blocklens[i],
           types[i]->extent());
   }
+  if (errc e = check_overflow(t, b, what); e != errc::success) return e;
   datatype_builder::finish(t, b, true);
   auto& ints = datatype_builder::ints(t);
   ints.push_back(count);

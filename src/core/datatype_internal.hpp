@@ -25,12 +25,20 @@ struct tm_bounds {
   bool mixed = false;
   const datatype* basic = nullptr;
   int64_t basic_count = 0;
+  bool overflow = false;  // some product or sum left int64
+
+  static int64_t mul(int64_t a, int64_t b, bool& ovf) {
+    int64_t r = 0;
+    if (__builtin_mul_overflow(a, b, &r)) ovf = true;
+    return r;
+  }
 
   // n copies of `c` at disp + i*step, i in [0, n).
   void add(const datatype& c, const datatype_view& v, int64_t disp, int64_t n, int64_t step) {
     if (n <= 0) return;
-    const int64_t lo = disp + std::min<int64_t>(0, (n - 1) * step);
-    const int64_t hi = disp + std::max<int64_t>(0, (n - 1) * step);
+    const int64_t span = mul(n - 1, step, overflow);
+    const int64_t lo = disp + std::min<int64_t>(0, span);
+    const int64_t hi = disp + std::max<int64_t>(0, span);
     if (c.size() > 0 || v.explicit_bounds) {
       const int64_t cl = lo + c.lb();
       const int64_t cu = hi + c.ub();
@@ -59,7 +67,7 @@ struct tm_bounds {
       }
       basic_count += n * c.basic_count();
     }
-    size += n * c.size();
+    if (__builtin_add_overflow(size, mul(n, c.size(), overflow), &size)) overflow = true;
     align = std::max(align, v.align);
   }
 };

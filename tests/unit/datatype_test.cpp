@@ -446,6 +446,12 @@ TEST(DatatypeCtor, ArgumentErrors) {
   const int p2[] = {2};
   EXPECT_EQ(type_darray(3, 0, 1, g, blk, two, p2, array_order::c, P(k_int), &t), errc::arg);
   EXPECT_EQ(type_darray(3, 3, 1, g, blk, two, p3, array_order::c, P(k_int), &t), errc::rank);
+  datatype* big = nullptr;
+  ASSERT_EQ(type_contiguous(int64_t{1} << 40, P(k_double), &big), errc::success);
+  EXPECT_EQ(big->size(), int64_t{8} << 40);  // large counts are fine ...
+  EXPECT_EQ(type_contiguous(int64_t{1} << 40, big, &t), errc::count);  // ... 2^83 bytes are not
+  EXPECT_EQ(type_vector(2, 1, int64_t{1} << 60, big, &t), errc::count);
+  big->release();
 }
 
 TEST(DatatypeCtor, ZeroCountIsEmpty) {
