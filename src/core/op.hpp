@@ -13,15 +13,16 @@
 //   op_kernel_fn k = op_kernel_lookup(*o, kind);           // nullptr for user ops and refused pairs
 //   k(in, inout, count);
 //
-// Order of operands. The standard defines the result as `inout = in op inout`: `in` holds the
-// contribution of the lower ranks when the collective layer combines in rank order. This only
+// Order of operands. The standard defines the result as `inout = in op inout`: when the collective
+// layer combines partial results in rank order, `in` holds the lower ranks' part. This only
 // matters for non-commutative (user) ops; the collective layer must keep that order for them and
 // may reorder freely when op::is_commutative() is true.
 //
 // Floating-point MIN and MAX propagate NaN: if either operand is NaN the result is NaN (that
 // operand), so the result does not depend on the reduction order or algorithm. For equal operands
-// (including -0.0 and +0.0) MIN/MAX keep `inout`. SUM and PROD on floating point are evaluated in
-// the order given, with no reassociation beyond the element-wise loop (each element is independent).
+// (including -0.0 and +0.0) MIN/MAX keep `inout`. Floating-point SUM and PROD compute each element
+// as one IEEE operation `in op inout`, never reassociated or contracted (no FMA), so every build
+// of the kernels, SIMD or not, gives the same bits; the reduction order is the collective's choice.
 // Signed integer SUM and PROD wrap around modulo 2^N (computed in the unsigned type, no UB).
 //
 // Logical ops (LAND, LOR, LXOR) treat any nonzero value as true and store 1 or 0, for C integers,
@@ -37,8 +38,8 @@
 // op_apply with that kind over basic_count = count * (basic elements per datatype element).
 // Datatypes mixing kinds are refused for predefined ops with errc::op (a user-built struct
 // {double, int} is not DOUBLE_INT: the standard requires the predefined pair type for MINLOC).
-// REPLACE and NO_OP (for accumulate) apply to any datatype: with a uniform kind they go through
-// op_apply like the others; a mixed datatype is simply copied (REPLACE) or left alone (NO_OP).
+// This holds for REPLACE and NO_OP too: accumulate requires a datatype whose basic components are
+// all the same predefined type, whatever the op (section 12.3.4 of MPI-4.1).
 // A user op is called once per block with the *datatype handle* and the count of *datatype
 // elements* (not basic elements); the kind is ignored. With src/core/datatype.hpp:
 //   elem_kind k = dt.basic() ? elem_kind_of_abi_code(dt.basic()->abi_code()) : elem_kind::none;
@@ -107,7 +108,7 @@ inline constexpr size_t elem_kind_count = static_cast<size_t>(elem_kind::count_)
 // Size in bytes of one element of `k` (sizeof the C type, pairs with their padding); 0 for none.
 size_t elem_kind_size(elem_kind k);
 
-// Readable name of the kind ("double", "2int", "float_complex"), for messages.
+// Readable name of the kind ("double", "2int", "float complex"), for messages.
 const char* elem_kind_name(elem_kind k);
 
 // The kind of the elements of a predefined datatype, from its MPI-5.0 standard ABI handle value
@@ -187,7 +188,7 @@ const op* predefined_op(op_kind k);
 // Whether the standard defines `o` on elements of kind `k`: MAX/MIN on integers and floating
 // point; SUM/PROD on integers, floating point and complex; LAND/LOR/LXOR on integers and logicals
 // (bool, Fortran LOGICAL); BAND/BOR/BXOR on integers and BYTE; MINLOC/MAXLOC on the pair types;
-// REPLACE/NO_OP on every kind. A user op accepts everything (kind none included). The integer
+// REPLACE/NO_OP on every kind but none. A user op accepts everything (kind none included). The integer
 // kinds do not tell C from Fortran integers, so logical ops are accepted on Fortran INTEGER too.
 // On refusal sets a message naming the op and the type (`type_name` if given, else the kind's
 // name) and returns errc::op.
