@@ -49,7 +49,9 @@ struct op_access {
   }
   static void destroy(const op* o) { delete o; }
   // Every predefined op is commutative (and associative, up to floating-point rounding).
-  static constexpr uint32_t code(op_kind k) { return predefined_entries[static_cast<size_t>(k)].code; }
+  static constexpr uint32_t code(op_kind k) {
+    return predefined_entries[static_cast<size_t>(k)].code;
+  }
   static op predefined[predefined_count];  // indexed by op_kind
 };
 
@@ -248,7 +250,14 @@ errc op_check(const op& o, elem_kind k, const char* type_name) {
     case op_kind::maxloc: allowed = "the pair types (2INT, DOUBLE_INT, ...)"; break;
     default: allowed = "every predefined type"; break;
   }
-  return error_set(errc::op, "predefined op %s is not defined for datatype %s (%s): it applies to %s",
+  if (type_name == nullptr) {
+    return error_set(errc::op,
+                     "predefined op %s is not defined for elements of type %s: it applies to %s",
+                     o.name(), tn, allowed);
+  }
+  return error_set(errc::op,
+                   "predefined op %s is not defined for datatype %s (elements of type %s): it "
+                   "applies to %s",
                    o.name(), tn, elem_kind_name(k), allowed);
 }
 

@@ -10,7 +10,7 @@
 //   if (errc e = op_check(*o, kind, "DOUBLE"); e != errc::success) return e;   // message set
 //   op_apply(*o, kind, in, inout, count);                  // inout[i] = in[i] op inout[i]
 // or, in a hot loop, resolve the kernel once and call it per block:
-//   op_kernel_fn k = op_kernel_lookup(*o, kind);           // nullptr for user ops and refused pairs
+//   op_kernel_fn k = op_kernel_lookup(*o, kind);  // nullptr for user ops and refused pairs
 //   k(in, inout, count);
 //
 // Order of operands. The standard defines the result as `inout = in op inout`: when the collective
@@ -188,8 +188,9 @@ const op* predefined_op(op_kind k);
 // Whether the standard defines `o` on elements of kind `k`: MAX/MIN on integers and floating
 // point; SUM/PROD on integers, floating point and complex; LAND/LOR/LXOR on integers and logicals
 // (bool, Fortran LOGICAL); BAND/BOR/BXOR on integers and BYTE; MINLOC/MAXLOC on the pair types;
-// REPLACE/NO_OP on every kind but none. A user op accepts everything (kind none included). The integer
-// kinds do not tell C from Fortran integers, so logical ops are accepted on Fortran INTEGER too.
+// REPLACE/NO_OP on every kind but none. A user op accepts everything (kind none included). The
+// integer kinds do not tell C from Fortran integers, so logical ops are accepted on Fortran
+// INTEGER too.
 // On refusal sets a message naming the op and the type (`type_name` if given, else the kind's
 // name) and returns errc::op.
 [[nodiscard]] errc op_check(const op& o, elem_kind k, const char* type_name = nullptr);

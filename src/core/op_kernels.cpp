@@ -97,7 +97,8 @@ constexpr bool allowed(op_kind o, category c) {
 // Integer arithmetic in an unsigned type at least as wide as unsigned int: wraps instead of
 // overflowing (signed overflow and the promotion of uint16 * uint16 to int would be UB).
 template <class T>
-using wrap_t = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+using wrap_t =
+    std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
 
 // The element functions: result = f(in, inout).
 template <op_kind O, class T>

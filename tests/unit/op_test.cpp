@@ -148,7 +148,8 @@ T reference(op_kind o, T a, T b, cat c) {
     switch (o) {
       case op_kind::sum: return T(a.real() + b.real(), a.imag() + b.imag());
       case op_kind::prod:
-        return T(a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real());
+        return T(a.real() * b.real() - a.imag() * b.imag(),
+                 a.real() * b.imag() + a.imag() * b.real());
       case op_kind::replace: return a;
       default: return b;
     }
@@ -227,7 +228,9 @@ void check_apply(const op& o, elem_kind k, cat c, size_t count, size_t skew, std
     inout[i] = make_value<T>(rng, c);
     expect[i] = inout[i];
   }
-  for (size_t i = skew; i < skew + count; ++i) expect[i] = reference<T>(o.kind(), in[i], inout[i], c);
+  for (size_t i = skew; i < skew + count; ++i) {
+    expect[i] = reference<T>(o.kind(), in[i], inout[i], c);
+  }
   if (skew % 2 == 0) {
     op_apply(o, k, in.get() + skew, inout.get() + skew, count);
   } else {
