@@ -753,30 +753,38 @@ errc send(const void* buf, int64_t count, const datatype* dt, int dest, int tag,
       }
     }
   }
-  request* r = make_p2p(core::req_kind::send, buf, count, dt, dest, tag, c);
-  r->mode = mode;
-  r->active = true;
-  start_send(r);
-  core::progress_wait(g, [r] { return r->is_complete(); });
-  errc err = r->status.error;
-  c->release();
-  const_cast<datatype*>(dt)->release();
-  core::request_delete(r);
-  return err;
+  // Blocking: the request lives on this stack frame and holds no references (the caller's
+  // handles stay valid for the whole call).
+  request r;
+  r.kind = core::req_kind::send;
+  r.buf = const_cast<void*>(buf);
+  r.count = count;
+  r.dt = dt;
+  r.c = c;
+  r.peer = dest;
+  r.tag = tag;
+  r.mode = mode;
+  r.active = true;
+  start_send(&r);
+  core::progress_wait(g, [&r] { return r.is_complete(); });
+  return r.status.error;
 }
 
 errc recv(void* buf, int64_t count, const datatype* dt, int source, int tag, comm* c, req_status* st) {
   core::engine_guard g;
-  request* r = make_p2p(core::req_kind::recv, buf, count, dt, source, tag, c);
-  r->active = true;
-  start_recv(r);
-  core::progress_wait(g, [r] { return r->is_complete(); });
-  if (st) *st = r->status;
-  errc err = r->status.error;
-  c->release();
-  const_cast<datatype*>(dt)->release();
-  core::request_delete(r);
-  return err;
+  request r;  // blocking: on this stack frame, no references taken
+  r.kind = core::req_kind::recv;
+  r.buf = buf;
+  r.count = count;
+  r.dt = dt;
+  r.c = c;
+  r.peer = source;
+  r.tag = tag;
+  r.active = true;
+  start_recv(&r);
+  core::progress_wait(g, [&r] { return r.is_complete(); });
+  if (st) *st = r.status;
+  return r.status.error;
 }
 
 }  // namespace baton::p2p
