@@ -279,6 +279,13 @@ class pack_cursor {
   size_t seg_ = 0;
   int64_t block_ = 0;
   int64_t byte_ = 0;
+  // When the whole message is one strided pattern (one segment per element, repeating at the
+  // extent: arrays of a resized or pair type, vectors whose stride tiles the extent), it is moved
+  // as flat_count_ blocks and elem_/seg_ stay 0.
+  int64_t flat_count_ = 0;
+  int64_t flat_offset_ = 0;
+  int64_t flat_blocklen_ = 0;
+  int64_t flat_stride_ = 0;
 };
 
 // Whole-message helpers. pack_all writes count*type.size() bytes to out; unpack_all reads as many.

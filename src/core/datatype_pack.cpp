@@ -48,6 +48,10 @@ pack_cursor::pack_cursor(const void* base, int64_t count, const datatype& type) 
 pack_cursor::pack_cursor(pack_cursor&& o) noexcept
     : base_(o.base_), type_(o.type_), total_(o.total_), pos_(o.pos_), elem_(o.elem_),
       seg_(o.seg_), block_(o.block_), byte_(o.byte_) {
+  flat_count_ = o.flat_count_;
+  flat_offset_ = o.flat_offset_;
+  flat_blocklen_ = o.flat_blocklen_;
+  flat_stride_ = o.flat_stride_;
   o.type_ = nullptr;
   o.total_ = 0;
   o.pos_ = 0;
@@ -64,6 +68,10 @@ pack_cursor& pack_cursor::operator=(pack_cursor&& o) noexcept {
     seg_ = o.seg_;
     block_ = o.block_;
     byte_ = o.byte_;
+    flat_count_ = o.flat_count_;
+    flat_offset_ = o.flat_offset_;
+    flat_blocklen_ = o.flat_blocklen_;
+    flat_stride_ = o.flat_stride_;
     o.type_ = nullptr;
     o.total_ = 0;
     o.pos_ = 0;
@@ -92,6 +100,17 @@ void pack_cursor::reset(const void* base, int64_t count, const datatype& type) n
   seg_ = 0;
   block_ = 0;
   byte_ = 0;
+  flat_count_ = 0;
+  if (total_ != 0 && !type.contiguous_ && type.segs_.size() == 1) {
+    const dt_segment& s = type.segs_[0];
+    const int64_t ext = type.extent();
+    if (s.count == 1 || s.count * s.stride == ext) {
+      flat_count_ = s.count * count;
+      flat_offset_ = s.offset;
+      flat_blocklen_ = s.blocklen;
+      flat_stride_ = s.count == 1 ? ext : s.stride;
+    }
+  }
 }
 
 void pack_cursor::seek(uint64_t packed_offset) noexcept {
@@ -101,6 +120,12 @@ void pack_cursor::seek(uint64_t packed_offset) noexcept {
   seg_ = 0;
   if (type_ == nullptr || total_ == 0) {
     elem_ = 0;
+    return;
+  }
+  if (flat_count_ != 0) {
+    elem_ = 0;
+    block_ = static_cast<int64_t>(pos_) / flat_blocklen_;
+    byte_ = static_cast<int64_t>(pos_) % flat_blocklen_;
     return;
   }
   const auto size = static_cast<uint64_t>(type_->size());
@@ -132,10 +157,38 @@ size_t pack_cursor::transfer(char* stream, size_t max_bytes) noexcept {
     pos_ += want;
     return want;
   }
+  auto left = static_cast<int64_t>(want);
+  if (flat_count_ != 0) {
+    while (left > 0) {
+      char* user = base_ + flat_offset_ + block_ * flat_stride_;
+      if (byte_ == 0 && flat_blocklen_ <= left) {
+        const int64_t n = std::min(flat_count_ - block_, left / flat_blocklen_);
+        blocks<Pack>(user, flat_stride_, flat_blocklen_, stream, n);
+        stream += n * flat_blocklen_;
+        left -= n * flat_blocklen_;
+        block_ += n;
+      } else {
+        const int64_t n = std::min(flat_blocklen_ - byte_, left);
+        if constexpr (Pack) {
+          std::memcpy(stream, user + byte_, static_cast<size_t>(n));
+        } else {
+          std::memcpy(user + byte_, stream, static_cast<size_t>(n));
+        }
+        stream += n;
+        left -= n;
+        byte_ += n;
+        if (byte_ == flat_blocklen_) {
+          byte_ = 0;
+          ++block_;
+        }
+      }
+    }
+    pos_ += want;
+    return want;
+  }
   const dt_segment* segs = t.segs_.data();
   const size_t nsegs = t.segs_.size();
   const int64_t ext = t.extent();
-  auto left = static_cast<int64_t>(want);
   char* elem_base = base_ + elem_ * ext;
   while (left > 0) {
     const dt_segment& s = segs[seg_];

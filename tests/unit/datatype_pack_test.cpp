@@ -97,6 +97,43 @@ TEST(DatatypePack, SeekAnywhere) {
   t->release();
 }
 
+TEST(DatatypePack, StridedMessageSeekAndFragments) {
+  // DOUBLE_INT elements (12 data bytes every 16) and a vector whose stride tiles its extent both
+  // move as one strided pattern across the whole message.
+  datatype* v = nullptr;
+  ASSERT_EQ(type_vector(3, 1, 2, P(0x209), &v), errc::success);
+  datatype* r = nullptr;
+  ASSERT_EQ(type_resized(v, 0, 24, &r), errc::success);  // ints at 0, 8, 16 (+24 per element)
+  ASSERT_EQ(r->commit(), errc::success);
+  for (const datatype* t : {P(0x229), static_cast<const datatype*>(r)}) {
+    const int64_t count = 9;
+    const auto src = pattern_bytes(static_cast<size_t>(count * t->extent()));
+    std::vector<unsigned char> whole(static_cast<size_t>(count * t->size()));
+    pack_all(src.data(), count, *t, whole.data());
+    for (size_t i = 0; i < whole.size(); ++i) {
+      const size_t elem = i / t->size(), in = i % t->size();
+      const size_t off = t == r ? elem * 24 + (in / 4) * 8 + in % 4 : elem * 16 + in;
+      ASSERT_EQ(whole[i], src[off]) << "byte " << i;
+    }
+    pack_cursor pc(src.data(), count, *t);
+    for (uint64_t off = 0; off <= whole.size(); off += 5) {
+      pc.seek(off);
+      unsigned char got[9] = {};
+      const size_t n = pc.pack(got, sizeof got);
+      ASSERT_EQ(n, std::min<size_t>(9, whole.size() - off));
+      EXPECT_EQ(std::memcmp(got, whole.data() + off, n), 0) << "at " << off;
+    }
+    std::vector<unsigned char> dst(src.size(), 0);
+    pack_cursor uc(dst.data(), count, *t);
+    for (size_t off = 0; off < whole.size();) off += uc.unpack(whole.data() + off, 7);
+    std::vector<unsigned char> again(whole.size());
+    pack_all(dst.data(), count, *t, again.data());
+    EXPECT_EQ(again, whole);
+  }
+  v->release();
+  r->release();
+}
+
 TEST(DatatypePack, ContiguousFastPathAndMove) {
   std::vector<int> a(100);
   for (int i = 0; i < 100; ++i) a[i] = i;
