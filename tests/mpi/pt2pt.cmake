@@ -29,3 +29,10 @@ add_mpi_test(NAME pt2pt_persistent SOURCES pt2pt_persistent.c NP 1 2 3 4 8 TIMEO
 # Cancel of unmatched receives (Test_cancelled true), of matched ones (false, data intact), of a
 # started persistent receive (restartable)
 add_mpi_test(NAME pt2pt_cancel SOURCES pt2pt_cancel.c NP 1 2 3 4 8 TIMEOUT 60 LABELS pt2pt)
+
+# Sendrecv and Sendrecv_replace: ring shifts at every distance, wildcards, PROC_NULL chain ends, self
+add_mpi_test(NAME pt2pt_sendrecv SOURCES pt2pt_sendrecv.c NP 1 2 3 4 8 TIMEOUT 60 LABELS pt2pt)
+
+# 100,000 requests pending at once (pre-posted, unexpected, both directions); two ranks only.
+# (Open MPI 4.1 needs 70-90 s for this; MPICH about 1-3 s.)
+add_mpi_test(NAME pt2pt_manyreqs SOURCES pt2pt_manyreqs.c NP 2 TIMEOUT 60 LABELS pt2pt)
