@@ -117,7 +117,7 @@ errc make_vector(combiner c, int64_t count, int64_t blocklen, int64_t stride, in
       b.tub = block.tub + hi;
     }
     b.size = tm_bounds::mul(block.size, count, b.overflow);
-    b.basic_count = block.basic_count * count;
+    b.basic_count = tm_bounds::mul(block.basic_count, count, b.overflow);
   }
   if (errc e = check_overflow(t, b, what); e != errc::success) return e;
   datatype_builder::finish(t, b, false);

@@ -65,7 +65,7 @@ struct tm_bounds {
       } else if (basic != c.basic()) {
         mixed = true;
       }
-      basic_count += n * c.basic_count();
+      basic_count += mul(n, c.basic_count(), overflow);
     }
     if (__builtin_add_overflow(size, mul(n, c.size(), overflow), &size)) overflow = true;
     align = std::max(align, v.align);
