@@ -206,9 +206,16 @@ const datatype* predefined_datatype(uint32_t abi_code) noexcept;
 const datatype* value_index_datatype(const datatype& value, const datatype& index) noexcept;
 
 // --- Constructors (MPI-4.1 5.1.2-5.1.4). On success *out is a new uncommitted datatype with a
-// reference count of 1. Counts are int64 (large-count). Errors: errc::count (negative count),
-// errc::arg (negative blocklength, bad ndims/sizes/...), errc::type (null component type).
+// reference count of 1 (type_dup of a committed type is committed). Counts are int64
+// (large-count). Errors, each with an error_set() message: errc::count (negative count, or a type
+// map whose size/extent leaves int64), errc::arg (negative blocklength, bad ndims/sizes/subsizes/
+// starts/order, darray grid or block sizes that do not fit), errc::rank (darray rank outside
+// [0, size)), errc::type (null component type), errc::no_mem.
 // Displacements of the non-h forms are in multiples of the old type's extent; h forms in bytes.
+// Struct pads its extent to the strictest alignment of its basic elements, as C pads a struct,
+// unless a component carries explicit bounds (made by type_resized), which propagate like MPI's
+// lb/ub markers. Subarray and darray are built internally as trees of hvector/hindexed/resized
+// types (ROMIO's construction) but report their own combiner and contents.
 [[nodiscard]] errc type_contiguous(int64_t count, const datatype* old, datatype** out);
 [[nodiscard]] errc type_vector(int64_t count, int64_t blocklen, int64_t stride, const datatype* old,
                                datatype** out);
