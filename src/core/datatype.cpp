@@ -1,9 +1,10 @@
 // Derived datatypes: constructors, type map metrics, envelope/contents, and the compiled form.
+#include "core/datatype.hpp"
+
 #include <algorithm>
 #include <limits>
 #include <new>
 
-#include "core/datatype.hpp"
 #include "core/datatype_internal.hpp"
 
 namespace baton::core {
@@ -45,13 +46,15 @@ errc check_count(int64_t count, const char* what) {
 
 errc check_blocklen(int64_t bl, int64_t i, const char* what) {
   if (bl < 0) {
-    return error_set(errc::arg, "%s: blocklength %lld (block %lld) is negative", what,
-                     static_cast<long long>(bl), static_cast<long long>(i));
+    return error_set(errc::arg, "%s: blocklength %lld (block %lld) is negative", what, static_cast<long long>(bl),
+                     static_cast<long long>(i));
   }
   return errc::success;
 }
 
-errc no_mem(const char* what) { return error_set(errc::no_mem, "%s: out of memory", what); }
+errc no_mem(const char* what) {
+  return error_set(errc::no_mem, "%s: out of memory", what);
+}
 
 // Drops t (not yet handed out) when its type map does not fit in 64-bit byte offsets.
 errc check_overflow(datatype* t, const tm_bounds& b, const char* what) {
@@ -63,8 +66,7 @@ errc check_overflow(datatype* t, const tm_bounds& b, const char* what) {
 // Common body of (h)vector, (h)indexed(_block): blocks of blocklen[i] copies of old at byte
 // displacement disp[i].
 template <class BlockLen, class Disp>
-void fill_blocks(datatype* t, int64_t count, BlockLen bl, Disp disp, const datatype* old,
-                 tm_bounds& b) {
+void fill_blocks(datatype* t, int64_t count, BlockLen bl, Disp disp, const datatype* old, tm_bounds& b) {
   const datatype_view v = datatype_builder::view(*old);
   for (int64_t i = 0; i < count; ++i) b.add(*old, v, disp(i), bl(i), old->extent());
   (void)t;
@@ -90,8 +92,8 @@ errc type_contiguous(int64_t count, const datatype* old, datatype** out) {
 
 namespace {
 
-errc make_vector(combiner c, int64_t count, int64_t blocklen, int64_t stride, int64_t stride_bytes,
-                 const datatype* old, datatype** out, const char* what) {
+errc make_vector(combiner c, int64_t count, int64_t blocklen, int64_t stride, int64_t stride_bytes, const datatype* old,
+                 datatype** out, const char* what) {
   if (errc e = check_count(count, what); e != errc::success) return e;
   if (errc e = check_blocklen(blocklen, 0, what); e != errc::success) return e;
   if (errc e = check_old(old, what); e != errc::success) return e;
@@ -134,8 +136,7 @@ errc make_vector(combiner c, int64_t count, int64_t blocklen, int64_t stride, in
 
 }  // namespace
 
-errc type_vector(int64_t count, int64_t blocklen, int64_t stride, const datatype* old,
-                 datatype** out) {
+errc type_vector(int64_t count, int64_t blocklen, int64_t stride, const datatype* old, datatype** out) {
   const char* what = "vector type";
   if (errc e = check_old(old, what); e != errc::success) return e;
   int64_t stride_bytes = 0;
@@ -146,17 +147,14 @@ errc type_vector(int64_t count, int64_t blocklen, int64_t stride, const datatype
   return make_vector(combiner::vector, count, blocklen, stride, stride_bytes, old, out, what);
 }
 
-errc type_hvector(int64_t count, int64_t blocklen, int64_t stride_bytes, const datatype* old,
-                  datatype** out) {
-  return make_vector(combiner::hvector, count, blocklen, 0, stride_bytes, old, out,
-                     "hvector type");
+errc type_hvector(int64_t count, int64_t blocklen, int64_t stride_bytes, const datatype* old, datatype** out) {
+  return make_vector(combiner::hvector, count, blocklen, 0, stride_bytes, old, out, "hvector type");
 }
 
 namespace {
 
-errc make_indexed(combiner c, int64_t count, const int64_t* blocklens, int64_t blocklen,
-                  const int64_t* displs, bool bytes, const datatype* old, datatype** out,
-                  const char* what) {
+errc make_indexed(combiner c, int64_t count, const int64_t* blocklens, int64_t blocklen, const int64_t* displs,
+                  bool bytes, const datatype* old, datatype** out, const char* what) {
   if (errc e = check_count(count, what); e != errc::success) return e;
   if (errc e = check_old(old, what); e != errc::success) return e;
   const bool per_block = c == combiner::indexed || c == combiner::hindexed;
@@ -176,8 +174,7 @@ errc make_indexed(combiner c, int64_t count, const int64_t* blocklens, int64_t b
   const int64_t ext = old->extent();
   fill_blocks(
       t, count, [&](int64_t i) { return per_block ? blocklens[i] : blocklen; },
-      [&](int64_t i) { return bytes ? displs[i] : tm_bounds::mul(displs[i], ext, b.overflow); },
-      old, b);
+      [&](int64_t i) { return bytes ? displs[i] : tm_bounds::mul(displs[i], ext, b.overflow); }, old, b);
   if (errc e = check_overflow(t, b, what); e != errc::success) return e;
   datatype_builder::finish(t, b, false);
   auto& ints = datatype_builder::ints(t);
@@ -200,32 +197,28 @@ errc make_indexed(combiner c, int64_t count, const int64_t* blocklens, int64_t b
 
 }  // namespace
 
-errc type_indexed(int64_t count, const int64_t blocklens[], const int64_t displs[],
-                  const datatype* old, datatype** out) {
-  return make_indexed(combiner::indexed, count, blocklens, 0, displs, false, old, out,
-                      "indexed type");
+errc type_indexed(int64_t count, const int64_t blocklens[], const int64_t displs[], const datatype* old,
+                  datatype** out) {
+  return make_indexed(combiner::indexed, count, blocklens, 0, displs, false, old, out, "indexed type");
 }
 
-errc type_hindexed(int64_t count, const int64_t blocklens[], const int64_t displs_bytes[],
-                   const datatype* old, datatype** out) {
-  return make_indexed(combiner::hindexed, count, blocklens, 0, displs_bytes, true, old, out,
-                      "hindexed type");
+errc type_hindexed(int64_t count, const int64_t blocklens[], const int64_t displs_bytes[], const datatype* old,
+                   datatype** out) {
+  return make_indexed(combiner::hindexed, count, blocklens, 0, displs_bytes, true, old, out, "hindexed type");
 }
 
-errc type_indexed_block(int64_t count, int64_t blocklen, const int64_t displs[],
-                        const datatype* old, datatype** out) {
-  return make_indexed(combiner::indexed_block, count, nullptr, blocklen, displs, false, old, out,
-                      "indexed block type");
+errc type_indexed_block(int64_t count, int64_t blocklen, const int64_t displs[], const datatype* old, datatype** out) {
+  return make_indexed(combiner::indexed_block, count, nullptr, blocklen, displs, false, old, out, "indexed block type");
 }
 
-errc type_hindexed_block(int64_t count, int64_t blocklen, const int64_t displs_bytes[],
-                         const datatype* old, datatype** out) {
-  return make_indexed(combiner::hindexed_block, count, nullptr, blocklen, displs_bytes, true, old,
-                      out, "hindexed block type");
+errc type_hindexed_block(int64_t count, int64_t blocklen, const int64_t displs_bytes[], const datatype* old,
+                         datatype** out) {
+  return make_indexed(combiner::hindexed_block, count, nullptr, blocklen, displs_bytes, true, old, out,
+                      "hindexed block type");
 }
 
-errc type_struct(int64_t count, const int64_t blocklens[], const int64_t displs_bytes[],
-                 const datatype* const types[], datatype** out) {
+errc type_struct(int64_t count, const int64_t blocklens[], const int64_t displs_bytes[], const datatype* const types[],
+                 datatype** out) {
   const char* what = "struct type";
   if (errc e = check_count(count, what); e != errc::success) return e;
   if (count > 0 && (blocklens == nullptr || displs_bytes == nullptr || types == nullptr)) {
@@ -234,16 +227,14 @@ errc type_struct(int64_t count, const int64_t blocklens[], const int64_t displs_
   for (int64_t i = 0; i < count; ++i) {
     if (errc e = check_blocklen(blocklens[i], i, what); e != errc::success) return e;
     if (types[i] == nullptr) {
-      return error_set(errc::type, "%s: datatype of block %lld is null", what,
-                       static_cast<long long>(i));
+      return error_set(errc::type, "%s: datatype of block %lld is null", what, static_cast<long long>(i));
     }
   }
   datatype* t = datatype_builder::make(combiner::struct_);
   if (t == nullptr) return no_mem(what);
   tm_bounds b;
   for (int64_t i = 0; i < count; ++i) {
-    b.add(*types[i], datatype_builder::view(*types[i]), displs_bytes[i], blocklens[i],
-          types[i]->extent());
+    b.add(*types[i], datatype_builder::view(*types[i]), displs_bytes[i], blocklens[i], types[i]->extent());
   }
   if (errc e = check_overflow(t, b, what); e != errc::success) return e;
   datatype_builder::finish(t, b, true);
@@ -306,9 +297,7 @@ errc chain(datatype** cur, F f) {
 errc place(datatype** cur, int64_t disp, int64_t extent) {
   if (disp != 0) {
     const int64_t one = 1;
-    errc e = chain(cur, [&](datatype* t, datatype** o) {
-      return type_hindexed(1, &one, &disp, t, o);
-    });
+    errc e = chain(cur, [&](datatype* t, datatype** o) { return type_hindexed(1, &one, &disp, t, o); });
     if (e != errc::success) return e;
   }
   return chain(cur, [&](datatype* t, datatype** o) { return type_resized(t, 0, extent, o); });
@@ -316,9 +305,8 @@ errc place(datatype** cur, int64_t disp, int64_t extent) {
 
 }  // namespace
 
-errc type_subarray(int ndims, const int64_t sizes[], const int64_t subsizes[],
-                   const int64_t starts[], array_order order, const datatype* old,
-                   datatype** out) {
+errc type_subarray(int ndims, const int64_t sizes[], const int64_t subsizes[], const int64_t starts[],
+                   array_order order, const datatype* old, datatype** out) {
   const char* what = "subarray type";
   if (errc e = check_old(old, what); e != errc::success) return e;
   if (ndims <= 0) return error_set(errc::arg, "%s: ndims %d must be positive", what, ndims);
@@ -326,8 +314,7 @@ errc type_subarray(int ndims, const int64_t sizes[], const int64_t subsizes[],
     return error_set(errc::arg, "%s: null sizes, subsizes or starts array", what);
   }
   if (order != array_order::c && order != array_order::fortran) {
-    return error_set(errc::arg, "%s: order %d is neither C nor Fortran", what,
-                     static_cast<int>(order));
+    return error_set(errc::arg, "%s: order %d is neither C nor Fortran", what, static_cast<int>(order));
   }
   for (int i = 0; i < ndims; ++i) {
     if (sizes[i] <= 0) {
@@ -340,8 +327,7 @@ errc type_subarray(int ndims, const int64_t sizes[], const int64_t subsizes[],
     }
     if (starts[i] < 0 || starts[i] > sizes[i] - subsizes[i]) {
       return error_set(errc::arg, "%s: start %lld of dimension %d is not in [0, %lld]", what,
-                       static_cast<long long>(starts[i]), i,
-                       static_cast<long long>(sizes[i] - subsizes[i]));
+                       static_cast<long long>(starts[i]), i, static_cast<long long>(sizes[i] - subsizes[i]));
     }
   }
   // dims from fastest to slowest varying
@@ -354,9 +340,7 @@ errc type_subarray(int ndims, const int64_t sizes[], const int64_t subsizes[],
   int64_t disp = starts[dim(0)] * ext;
   for (int k = 1; k < ndims && e == errc::success; ++k) {
     const int d = dim(k);
-    e = chain(&cur, [&](datatype* t, datatype** o) {
-      return type_hvector(subsizes[d], 1, stride, t, o);
-    });
+    e = chain(&cur, [&](datatype* t, datatype** o) { return type_hvector(subsizes[d], 1, stride, t, o); });
     disp += starts[d] * stride;
     stride *= sizes[d];
   }
@@ -385,8 +369,8 @@ errc type_subarray(int ndims, const int64_t sizes[], const int64_t subsizes[],
 namespace {
 
 // One block-distributed dimension (MPI-4.1 5.1.4, as ROMIO/MPICH build it).
-errc darray_block(const int64_t gsizes[], int d, int ndims, int nprocs, int rank, int darg,
-                  array_order order, int64_t ext, datatype** cur, int64_t* st_offset) {
+errc darray_block(const int64_t gsizes[], int d, int ndims, int nprocs, int rank, int darg, array_order order,
+                  int64_t ext, datatype** cur, int64_t* st_offset) {
   const int64_t global = gsizes[d];
   int64_t blksize;
   if (darg == darg_default) {
@@ -394,8 +378,7 @@ errc darray_block(const int64_t gsizes[], int d, int ndims, int nprocs, int rank
   } else {
     blksize = darg;
     if (blksize <= 0) {
-      return error_set(errc::arg, "darray type: block size %d of dimension %d must be positive",
-                       darg, d);
+      return error_set(errc::arg, "darray type: block size %d of dimension %d must be positive", darg, d);
     }
     if (blksize * nprocs < global) {
       return error_set(errc::arg,
@@ -423,12 +406,11 @@ errc darray_block(const int64_t gsizes[], int d, int ndims, int nprocs, int rank
   return e;
 }
 
-errc darray_cyclic(const int64_t gsizes[], int d, int ndims, int nprocs, int rank, int darg,
-                   array_order order, int64_t ext, datatype** cur, int64_t* st_offset) {
+errc darray_cyclic(const int64_t gsizes[], int d, int ndims, int nprocs, int rank, int darg, array_order order,
+                   int64_t ext, datatype** cur, int64_t* st_offset) {
   int64_t blksize = darg == darg_default ? 1 : darg;
   if (blksize <= 0) {
-    return error_set(errc::arg, "darray type: cyclic block size %d of dimension %d must be positive",
-                     darg, d);
+    return error_set(errc::arg, "darray type: cyclic block size %d of dimension %d must be positive", darg, d);
   }
   const int64_t st_index = rank * blksize;
   const int64_t end_index = gsizes[d] - 1;
@@ -448,9 +430,7 @@ errc darray_cyclic(const int64_t gsizes[], int d, int ndims, int nprocs, int ran
   }
   datatype* old = *cur;
   old->retain();
-  errc e = chain(cur, [&](datatype* t, datatype** o) {
-    return type_hvector(count, blksize, stride, t, o);
-  });
+  errc e = chain(cur, [&](datatype* t, datatype** o) { return type_hvector(count, blksize, stride, t, o); });
   if (e == errc::success && rem != 0) {
     const int64_t bl[2] = {1, rem};
     const int64_t disp[2] = {0, count * stride};
@@ -474,9 +454,8 @@ errc darray_cyclic(const int64_t gsizes[], int d, int ndims, int nprocs, int ran
 
 }  // namespace
 
-errc type_darray(int size, int rank, int ndims, const int64_t gsizes[],
-                 const distribution distribs[], const int dargs[], const int psizes[],
-                 array_order order, const datatype* old, datatype** out) {
+errc type_darray(int size, int rank, int ndims, const int64_t gsizes[], const distribution distribs[],
+                 const int dargs[], const int psizes[], array_order order, const datatype* old, datatype** out) {
   const char* what = "darray type";
   if (errc e = check_old(old, what); e != errc::success) return e;
   if (size <= 0) return error_set(errc::arg, "%s: size %d must be positive", what, size);
@@ -488,8 +467,7 @@ errc type_darray(int size, int rank, int ndims, const int64_t gsizes[],
     return error_set(errc::arg, "%s: null gsizes, distribs, dargs or psizes array", what);
   }
   if (order != array_order::c && order != array_order::fortran) {
-    return error_set(errc::arg, "%s: order %d is neither C nor Fortran", what,
-                     static_cast<int>(order));
+    return error_set(errc::arg, "%s: order %d is neither C nor Fortran", what, static_cast<int>(order));
   }
   int64_t procs = 1;
   for (int i = 0; i < ndims; ++i) {
@@ -498,23 +476,21 @@ errc type_darray(int size, int rank, int ndims, const int64_t gsizes[],
                        static_cast<long long>(gsizes[i]), i);
     }
     if (psizes[i] <= 0) {
-      return error_set(errc::arg, "%s: psize %d of dimension %d must be positive", what, psizes[i],
-                       i);
+      return error_set(errc::arg, "%s: psize %d of dimension %d must be positive", what, psizes[i], i);
     }
     if (distribs[i] != distribution::none && distribs[i] != distribution::block &&
         distribs[i] != distribution::cyclic) {
-      return error_set(errc::arg, "%s: distribution %d of dimension %d is unknown", what,
-                       static_cast<int>(distribs[i]), i);
+      return error_set(errc::arg, "%s: distribution %d of dimension %d is unknown", what, static_cast<int>(distribs[i]),
+                       i);
     }
     if (distribs[i] == distribution::none && psizes[i] != 1) {
-      return error_set(errc::arg, "%s: dimension %d is not distributed but has %d processes", what,
-                       i, psizes[i]);
+      return error_set(errc::arg, "%s: dimension %d is not distributed but has %d processes", what, i, psizes[i]);
     }
     procs *= psizes[i];
   }
   if (procs != size) {
-    return error_set(errc::arg, "%s: the process grid has %lld processes, not %d", what,
-                     static_cast<long long>(procs), size);
+    return error_set(errc::arg, "%s: the process grid has %lld processes, not %d", what, static_cast<long long>(procs),
+                     size);
   }
   // Row-major coordinates of rank in the process grid.
   std::vector<int> coords(ndims);
@@ -537,12 +513,10 @@ errc type_darray(int size, int rank, int ndims, const int64_t gsizes[],
     const int d = order == array_order::fortran ? k : ndims - 1 - k;
     switch (distribs[d]) {
       case distribution::block:
-        e = darray_block(gsizes, d, ndims, psizes[d], coords[d], dargs[d], order, ext, &cur,
-                         &st[d]);
+        e = darray_block(gsizes, d, ndims, psizes[d], coords[d], dargs[d], order, ext, &cur, &st[d]);
         break;
       case distribution::cyclic:
-        e = darray_cyclic(gsizes, d, ndims, psizes[d], coords[d], dargs[d], order, ext, &cur,
-                          &st[d]);
+        e = darray_cyclic(gsizes, d, ndims, psizes[d], coords[d], dargs[d], order, ext, &cur, &st[d]);
         break;
       case distribution::none:
         e = darray_block(gsizes, d, ndims, 1, 0, darg_default, order, ext, &cur, &st[d]);

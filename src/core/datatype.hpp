@@ -185,10 +185,10 @@ class datatype {
   int64_t pair_second_offset_ = 0;
   int64_t external32_size_ = 0;  // predefined: external32 bytes per element
   std::string name_;
-  std::vector<int64_t> ints_;   // integers as the non-large-count constructor lays them out
-  std::vector<int64_t> addrs_;  // addresses, likewise
-  std::vector<int64_t> large_;   // large-count layout (after mark_large_count)
-  std::vector<int64_t> c_ints_;  // integers in the large-count layout
+  std::vector<int64_t> ints_;     // integers as the non-large-count constructor lays them out
+  std::vector<int64_t> addrs_;    // addresses, likewise
+  std::vector<int64_t> large_;    // large-count layout (after mark_large_count)
+  std::vector<int64_t> c_ints_;   // integers in the large-count layout
   std::vector<datatype*> types_;  // retained component types (the contents' datatypes)
   datatype* impl_ = nullptr;      // subarray/darray/dup: the equivalent type tree, retained
   std::vector<dt_segment> segs_;  // compiled form (empty for size 0)
@@ -217,30 +217,26 @@ const datatype* value_index_datatype(const datatype& value, const datatype& inde
 // lb/ub markers. Subarray and darray are built internally as trees of hvector/hindexed/resized
 // types (ROMIO's construction) but report their own combiner and contents.
 [[nodiscard]] errc type_contiguous(int64_t count, const datatype* old, datatype** out);
-[[nodiscard]] errc type_vector(int64_t count, int64_t blocklen, int64_t stride, const datatype* old,
-                               datatype** out);
-[[nodiscard]] errc type_hvector(int64_t count, int64_t blocklen, int64_t stride_bytes,
-                                const datatype* old, datatype** out);
-[[nodiscard]] errc type_indexed(int64_t count, const int64_t blocklens[], const int64_t displs[],
-                                const datatype* old, datatype** out);
-[[nodiscard]] errc type_hindexed(int64_t count, const int64_t blocklens[],
-                                 const int64_t displs_bytes[], const datatype* old, datatype** out);
-[[nodiscard]] errc type_indexed_block(int64_t count, int64_t blocklen, const int64_t displs[],
-                                      const datatype* old, datatype** out);
-[[nodiscard]] errc type_hindexed_block(int64_t count, int64_t blocklen,
-                                       const int64_t displs_bytes[], const datatype* old,
-                                       datatype** out);
-[[nodiscard]] errc type_struct(int64_t count, const int64_t blocklens[],
-                               const int64_t displs_bytes[], const datatype* const types[],
-                               datatype** out);
+[[nodiscard]] errc type_vector(int64_t count, int64_t blocklen, int64_t stride, const datatype* old, datatype** out);
+[[nodiscard]] errc type_hvector(int64_t count, int64_t blocklen, int64_t stride_bytes, const datatype* old,
+                                datatype** out);
+[[nodiscard]] errc type_indexed(int64_t count, const int64_t blocklens[], const int64_t displs[], const datatype* old,
+                                datatype** out);
+[[nodiscard]] errc type_hindexed(int64_t count, const int64_t blocklens[], const int64_t displs_bytes[],
+                                 const datatype* old, datatype** out);
+[[nodiscard]] errc type_indexed_block(int64_t count, int64_t blocklen, const int64_t displs[], const datatype* old,
+                                      datatype** out);
+[[nodiscard]] errc type_hindexed_block(int64_t count, int64_t blocklen, const int64_t displs_bytes[],
+                                       const datatype* old, datatype** out);
+[[nodiscard]] errc type_struct(int64_t count, const int64_t blocklens[], const int64_t displs_bytes[],
+                               const datatype* const types[], datatype** out);
 [[nodiscard]] errc type_resized(const datatype* old, int64_t lb, int64_t extent, datatype** out);
-[[nodiscard]] errc type_subarray(int ndims, const int64_t sizes[], const int64_t subsizes[],
-                                 const int64_t starts[], array_order order, const datatype* old,
-                                 datatype** out);
+[[nodiscard]] errc type_subarray(int ndims, const int64_t sizes[], const int64_t subsizes[], const int64_t starts[],
+                                 array_order order, const datatype* old, datatype** out);
 // dargs[i] may be darg_default. The process grid is row-major (C order) whatever `order` is.
-[[nodiscard]] errc type_darray(int size, int rank, int ndims, const int64_t gsizes[],
-                               const distribution distribs[], const int dargs[], const int psizes[],
-                               array_order order, const datatype* old, datatype** out);
+[[nodiscard]] errc type_darray(int size, int rank, int ndims, const int64_t gsizes[], const distribution distribs[],
+                               const int dargs[], const int psizes[], array_order order, const datatype* old,
+                               datatype** out);
 [[nodiscard]] errc type_dup(const datatype* old, datatype** out);
 
 // --- Resumable pack / unpack over the packed byte stream of (buf, count, type) ---
@@ -303,18 +299,18 @@ size_t unpack_all(const void* in, void* buf, int64_t count, const datatype& type
 // Copies (src, scount, stype) into (dst, dcount, dtype) through their packed streams (type
 // signatures are the caller's business). Returns errc::truncate (with a message) when the source
 // holds more bytes than the destination; *bytes gets the number of bytes copied. No allocation.
-[[nodiscard]] errc copy_typed(const void* src, int64_t scount, const datatype& stype, void* dst,
-                              int64_t dcount, const datatype& dtype, uint64_t* bytes) noexcept;
+[[nodiscard]] errc copy_typed(const void* src, int64_t scount, const datatype& stype, void* dst, int64_t dcount,
+                              const datatype& dtype, uint64_t* bytes) noexcept;
 
 // --- external32 (MPI-4.1 13.5.2): big-endian, the standard's sizes (long is 4 bytes, long double
 // is IEEE binary128, ...). Sizes are per element of the type.
 int64_t external32_size(const datatype& type);
 // Packs count elements at *position of out (outsize bytes); advances *position.
 // errc::truncate if they do not fit.
-[[nodiscard]] errc pack_external32(const void* in, int64_t count, const datatype& type, void* out,
-                                   int64_t outsize, int64_t* position);
+[[nodiscard]] errc pack_external32(const void* in, int64_t count, const datatype& type, void* out, int64_t outsize,
+                                   int64_t* position);
 // Unpacks count elements from in (insize bytes) at *position; advances *position.
-[[nodiscard]] errc unpack_external32(const void* in, int64_t insize, int64_t* position, void* out,
-                                     int64_t count, const datatype& type);
+[[nodiscard]] errc unpack_external32(const void* in, int64_t insize, int64_t* position, void* out, int64_t count,
+                                     const datatype& type);
 
 }  // namespace baton::core

@@ -1,6 +1,6 @@
 // external32 (MPI-4.1 13.5.2): big-endian, with the standard's sizes for each predefined type.
-#include <cstring>
 #include <climits>
+#include <cstring>
 #include <cwchar>
 #include <limits>
 
@@ -29,8 +29,7 @@ void int_to_be(const unsigned char* in, size_t from, unsigned char* out, size_t 
   for (size_t i = 0; i < to; ++i) out[to - 1 - i] = i < from ? in[i] : 0;
 }
 
-void int_from_be(const unsigned char* in, size_t from, unsigned char* out, size_t to,
-                 bool is_signed) {
+void int_from_be(const unsigned char* in, size_t from, unsigned char* out, size_t to, bool is_signed) {
   const unsigned char fill = is_signed && (in[0] & 0x80) != 0 ? 0xff : 0;
   for (size_t i = 0; i < to; ++i) out[i] = i < from ? in[from - 1 - i] : fill;
 }
@@ -120,18 +119,15 @@ int64_t external32_size(const datatype& type) {
   return n;
 }
 
-errc pack_external32(const void* in, int64_t count, const datatype& type, void* out,
-                     int64_t outsize, int64_t* position) {
+errc pack_external32(const void* in, int64_t count, const datatype& type, void* out, int64_t outsize,
+                     int64_t* position) {
   if (count < 0) {
-    return error_set(errc::count, "external32 pack: count %lld is negative",
-                     static_cast<long long>(count));
+    return error_set(errc::count, "external32 pack: count %lld is negative", static_cast<long long>(count));
   }
   const int64_t need = external32_size(type) * count;
   if (*position < 0 || *position + need > outsize) {
-    return error_set(errc::truncate,
-                     "external32 pack: %lld bytes at position %lld do not fit in %lld bytes",
-                     static_cast<long long>(need), static_cast<long long>(*position),
-                     static_cast<long long>(outsize));
+    return error_set(errc::truncate, "external32 pack: %lld bytes at position %lld do not fit in %lld bytes",
+                     static_cast<long long>(need), static_cast<long long>(*position), static_cast<long long>(outsize));
   }
   auto* o = static_cast<unsigned char*>(out) + *position;
   const auto* base = static_cast<const unsigned char*>(in);
@@ -146,18 +142,15 @@ errc pack_external32(const void* in, int64_t count, const datatype& type, void* 
   return errc::success;
 }
 
-errc unpack_external32(const void* in, int64_t insize, int64_t* position, void* out,
-                       int64_t count, const datatype& type) {
+errc unpack_external32(const void* in, int64_t insize, int64_t* position, void* out, int64_t count,
+                       const datatype& type) {
   if (count < 0) {
-    return error_set(errc::count, "external32 unpack: count %lld is negative",
-                     static_cast<long long>(count));
+    return error_set(errc::count, "external32 unpack: count %lld is negative", static_cast<long long>(count));
   }
   const int64_t need = external32_size(type) * count;
   if (*position < 0 || *position + need > insize) {
-    return error_set(errc::truncate,
-                     "external32 unpack: %lld bytes at position %lld exceed the %lld bytes given",
-                     static_cast<long long>(need), static_cast<long long>(*position),
-                     static_cast<long long>(insize));
+    return error_set(errc::truncate, "external32 unpack: %lld bytes at position %lld exceed the %lld bytes given",
+                     static_cast<long long>(need), static_cast<long long>(*position), static_cast<long long>(insize));
   }
   const auto* p = static_cast<const unsigned char*>(in) + *position;
   auto* base = static_cast<unsigned char*>(out);

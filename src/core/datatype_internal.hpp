@@ -101,8 +101,7 @@ struct seg_sink {
           ++l.count;
           return;
         }
-        if (l.count > 1 && count > 1 && stride == l.stride &&
-            offset == l.offset + l.count * l.stride) {
+        if (l.count > 1 && count > 1 && stride == l.stride && offset == l.offset + l.count * l.stride) {
           l.count += count;
           return;
         }

@@ -23,12 +23,18 @@ inline void blocks_fixed(char* user, int64_t stride, char* stream, int64_t n) no
 template <bool Pack>
 inline void blocks(char* user, int64_t stride, int64_t len, char* stream, int64_t n) noexcept {
   switch (len) {
-    case 1: return blocks_fixed<Pack, 1>(user, stride, stream, n);
-    case 2: return blocks_fixed<Pack, 2>(user, stride, stream, n);
-    case 4: return blocks_fixed<Pack, 4>(user, stride, stream, n);
-    case 8: return blocks_fixed<Pack, 8>(user, stride, stream, n);
-    case 16: return blocks_fixed<Pack, 16>(user, stride, stream, n);
-    default: break;
+    case 1:
+      return blocks_fixed<Pack, 1>(user, stride, stream, n);
+    case 2:
+      return blocks_fixed<Pack, 2>(user, stride, stream, n);
+    case 4:
+      return blocks_fixed<Pack, 4>(user, stride, stream, n);
+    case 8:
+      return blocks_fixed<Pack, 8>(user, stride, stream, n);
+    case 16:
+      return blocks_fixed<Pack, 16>(user, stride, stream, n);
+    default:
+      break;
   }
   for (int64_t k = 0; k < n; ++k, user += stride, stream += len) {
     if constexpr (Pack) {
@@ -46,8 +52,14 @@ pack_cursor::pack_cursor(const void* base, int64_t count, const datatype& type) 
 }
 
 pack_cursor::pack_cursor(pack_cursor&& o) noexcept
-    : base_(o.base_), type_(o.type_), total_(o.total_), pos_(o.pos_), elem_(o.elem_),
-      seg_(o.seg_), block_(o.block_), byte_(o.byte_) {
+    : base_(o.base_),
+      type_(o.type_),
+      total_(o.total_),
+      pos_(o.pos_),
+      elem_(o.elem_),
+      seg_(o.seg_),
+      block_(o.block_),
+      byte_(o.byte_) {
   flat_count_ = o.flat_count_;
   flat_offset_ = o.flat_offset_;
   flat_blocklen_ = o.flat_blocklen_;
@@ -79,7 +91,9 @@ pack_cursor& pack_cursor::operator=(pack_cursor&& o) noexcept {
   return *this;
 }
 
-pack_cursor::~pack_cursor() { drop(); }
+pack_cursor::~pack_cursor() {
+  drop();
+}
 
 void pack_cursor::drop() noexcept {
   if (type_ != nullptr) type_->release();
@@ -92,9 +106,7 @@ void pack_cursor::reset(const void* base, int64_t count, const datatype& type) n
   type_ = &type;
   base_ = static_cast<char*>(const_cast<void*>(base));
   // An uncommitted type has no compiled form: the caller must commit first (src/abi checks).
-  total_ = type.is_committed() && count > 0 ? static_cast<uint64_t>(count) *
-                                                   static_cast<uint64_t>(type.size())
-                                             : 0;
+  total_ = type.is_committed() && count > 0 ? static_cast<uint64_t>(count) * static_cast<uint64_t>(type.size()) : 0;
   pos_ = 0;
   elem_ = 0;
   seg_ = 0;
@@ -266,10 +278,8 @@ errc copy_typed(const void* src, int64_t scount, const datatype& stype, void* ds
   }
   if (bytes != nullptr) *bytes = n;
   if (s.total() > d.total()) {
-    return error_set(errc::truncate,
-                     "message of %llu bytes truncated to the %llu bytes of the receive buffer",
-                     static_cast<unsigned long long>(s.total()),
-                     static_cast<unsigned long long>(d.total()));
+    return error_set(errc::truncate, "message of %llu bytes truncated to the %llu bytes of the receive buffer",
+                     static_cast<unsigned long long>(s.total()), static_cast<unsigned long long>(d.total()));
   }
   return errc::success;
 }

@@ -23,8 +23,7 @@ constexpr uint32_t k_table_size = 0x100;
 struct predefined_table {
   datatype* by_code[k_table_size] = {};
 
-  datatype* add(uint32_t code, const char* name, int64_t size, int64_t align, basic_kind kind,
-                int64_t ext32) {
+  datatype* add(uint32_t code, const char* name, int64_t size, int64_t align, basic_kind kind, int64_t ext32) {
     auto* t = new datatype();
     t->abi_code_ = code;
     t->name_ = name;
@@ -45,8 +44,8 @@ struct predefined_table {
     return t;
   }
 
-  void add_pair(uint32_t code, const char* name, uint32_t first, uint32_t second, int64_t offset2,
-                int64_t extent, int64_t align) {
+  void add_pair(uint32_t code, const char* name, uint32_t first, uint32_t second, int64_t offset2, int64_t extent,
+                int64_t align) {
     const datatype* f = by_code[first - k_first_code];
     const datatype* s = by_code[second - k_first_code];
     auto* t = new datatype();
@@ -176,9 +175,8 @@ const datatype* value_index_datatype(const datatype& value, const datatype& inde
     uint32_t value, index, pair;
   };
   static constexpr entry k_pairs[] = {
-      {0x210, 0x209, 0x228}, {0x214, 0x209, 0x229}, {0x20a, 0x209, 0x22a},
-      {0x209, 0x209, 0x22b}, {0x208, 0x209, 0x22c}, {0x220, 0x209, 0x22d},
-      {0x21a, 0x21a, 0x230}, {0x21c, 0x21c, 0x231}, {0x219, 0x219, 0x232},
+      {0x210, 0x209, 0x228}, {0x214, 0x209, 0x229}, {0x20a, 0x209, 0x22a}, {0x209, 0x209, 0x22b}, {0x208, 0x209, 0x22c},
+      {0x220, 0x209, 0x22d}, {0x21a, 0x21a, 0x230}, {0x21c, 0x21c, 0x231}, {0x219, 0x219, 0x232},
   };
   if (!value.is_predefined() || !index.is_predefined()) return nullptr;
   for (const entry& e : k_pairs) {

@@ -10,7 +10,9 @@
 namespace baton::core {
 namespace {
 
-const datatype* P(uint32_t code) { return predefined_datatype(code); }
+const datatype* P(uint32_t code) {
+  return predefined_datatype(code);
+}
 
 // A non-trivial committed type: struct { vector(3, 2, 5) of short at 0; double at 40; char[3]
 // at 52 } resized to extent 64, then used with a count.
@@ -228,8 +230,7 @@ TEST(DatatypeExternal32, DerivedRoundTrip) {
     wchar_t w;
   };
   const int64_t bl[] = {6, 1, 1, 1, 1};
-  const int64_t disp[] = {offsetof(rec, s), offsetof(rec, ld), offsetof(rec, d), offsetof(rec, i),
-                          offsetof(rec, w)};
+  const int64_t disp[] = {offsetof(rec, s), offsetof(rec, ld), offsetof(rec, d), offsetof(rec, i), offsetof(rec, w)};
   const datatype* const ty[] = {P(0x208), P(0x220), P(0x214), P(0x209), P(0x23c)};
   datatype* t = nullptr;
   ASSERT_EQ(type_struct(5, bl, disp, ty, &t), errc::success);
@@ -247,8 +248,7 @@ TEST(DatatypeExternal32, DerivedRoundTrip) {
   }
   std::vector<unsigned char> buf(3 * 42);
   int64_t pos = 0;
-  ASSERT_EQ(pack_external32(in, 3, *t, buf.data(), static_cast<int64_t>(buf.size()), &pos),
-            errc::success);
+  ASSERT_EQ(pack_external32(in, 3, *t, buf.data(), static_cast<int64_t>(buf.size()), &pos), errc::success);
   EXPECT_EQ(pos, 3 * 42);
   EXPECT_EQ(buf[0], 0x00);  // first short, big-endian 0x0000
   EXPECT_EQ(buf[3], 0x01);  // second short: 0x0001

@@ -83,15 +83,33 @@ class random_types {
     }
     errc e = errc::success;
     switch (pick(0, 9)) {
-      case 0: e = type_contiguous(pick(0, 5), c, &t); break;
-      case 1: e = type_vector(pick(0, 5), pick(0, 3), pick(-4, 4), c, &t); break;
-      case 2: e = type_hvector(pick(0, 5), pick(0, 3), pick(-50, 50), c, &t); break;
-      case 3: e = type_indexed(n, bl.data(), d.data(), c, &t); break;
-      case 4: e = type_hindexed(n, bl.data(), d.data(), c, &t); break;
-      case 5: e = type_indexed_block(n, pick(0, 3), d.data(), c, &t); break;
-      case 6: e = type_hindexed_block(n, pick(0, 3), d.data(), c, &t); break;
-      case 7: e = type_resized(c, pick(-16, 16), pick(0, 64), &t); break;
-      case 8: e = type_dup(c, &t); break;
+      case 0:
+        e = type_contiguous(pick(0, 5), c, &t);
+        break;
+      case 1:
+        e = type_vector(pick(0, 5), pick(0, 3), pick(-4, 4), c, &t);
+        break;
+      case 2:
+        e = type_hvector(pick(0, 5), pick(0, 3), pick(-50, 50), c, &t);
+        break;
+      case 3:
+        e = type_indexed(n, bl.data(), d.data(), c, &t);
+        break;
+      case 4:
+        e = type_hindexed(n, bl.data(), d.data(), c, &t);
+        break;
+      case 5:
+        e = type_indexed_block(n, pick(0, 3), d.data(), c, &t);
+        break;
+      case 6:
+        e = type_hindexed_block(n, pick(0, 3), d.data(), c, &t);
+        break;
+      case 7:
+        e = type_resized(c, pick(-16, 16), pick(0, 64), &t);
+        break;
+      case 8:
+        e = type_dup(c, &t);
+        break;
       default: {
         datatype* c2 = make(depth - 1);
         const datatype* const ty[] = {c, c2, c};
@@ -164,8 +182,7 @@ TEST(DatatypeRandom, PackMatchesNaiveTypeMap) {
     unsigned char* dbase = dst.data() - lo;
     pack_cursor uc(dbase, count, *t);
     for (size_t off = 0; off < got.size();) {
-      off += uc.unpack(got.data() + off,
-                       std::min(got.size() - off, static_cast<size_t>(gen.pick(1, 40))));
+      off += uc.unpack(got.data() + off, std::min(got.size() - off, static_cast<size_t>(gen.pick(1, 40))));
     }
     std::vector<unsigned char> again(want.size());
     pack_all(dbase, count, *t, again.data());

@@ -1,20 +1,22 @@
 // Datatype engine: every constructor against a hand-computed type map.
+#include "core/datatype.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <utility>
 #include <vector>
 
-#include "core/datatype.hpp"
-
 namespace baton::core {
 namespace {
 
-constexpr uint32_t k_char = 0x243, k_short = 0x208, k_int = 0x209, k_long = 0x20a,
-                   k_double = 0x214, k_double_int = 0x229, k_short_int = 0x22c,
-                   k_long_double_int = 0x22d, k_float_int = 0x228, k_2int = 0x22b;
+constexpr uint32_t k_char = 0x243, k_short = 0x208, k_int = 0x209, k_long = 0x20a, k_double = 0x214,
+                   k_double_int = 0x229, k_short_int = 0x22c, k_long_double_int = 0x22d, k_float_int = 0x228,
+                   k_2int = 0x22b;
 
-const datatype* P(uint32_t code) { return predefined_datatype(code); }
+const datatype* P(uint32_t code) {
+  return predefined_datatype(code);
+}
 
 // Owns a derived datatype for a test.
 struct owned {
@@ -87,8 +89,7 @@ void expect_packs(const datatype& t, int64_t count, const runs& map) {
   }
 }
 
-void expect_metrics(const datatype& t, int64_t size, int64_t lb, int64_t extent, int64_t true_lb,
-                    int64_t true_extent) {
+void expect_metrics(const datatype& t, int64_t size, int64_t lb, int64_t extent, int64_t true_lb, int64_t true_extent) {
   EXPECT_EQ(t.size(), size);
   EXPECT_EQ(t.lb(), lb);
   EXPECT_EQ(t.extent(), extent);
@@ -97,13 +98,12 @@ void expect_metrics(const datatype& t, int64_t size, int64_t lb, int64_t extent,
 }
 
 TEST(DatatypePredefined, TableByAbiCode) {
-  const uint32_t codes[] = {
-      0x201, 0x202, 0x203, 0x207, 0x208, 0x209, 0x20a, 0x20b, 0x20c, 0x20d, 0x20e, 0x20f, 0x210,
-      0x212, 0x213, 0x214, 0x216, 0x217, 0x218, 0x219, 0x21a, 0x21b, 0x21c, 0x21d, 0x21e, 0x220,
-      0x224, 0x225, 0x228, 0x229, 0x22a, 0x22b, 0x22c, 0x22d, 0x230, 0x231, 0x232, 0x238, 0x239,
-      0x23c, 0x240, 0x241, 0x243, 0x244, 0x245, 0x247, 0x248, 0x249, 0x250, 0x251, 0x258, 0x259,
-      0x2c0, 0x2c1, 0x2c8, 0x2c9, 0x2ca, 0x2d0, 0x2d1, 0x2d2, 0x2d3, 0x2d8, 0x2d9, 0x2da, 0x2db,
-      0x2e0, 0x2e1, 0x2e2, 0x2e3, 0x2eb};
+  const uint32_t codes[] = {0x201, 0x202, 0x203, 0x207, 0x208, 0x209, 0x20a, 0x20b, 0x20c, 0x20d, 0x20e, 0x20f,
+                            0x210, 0x212, 0x213, 0x214, 0x216, 0x217, 0x218, 0x219, 0x21a, 0x21b, 0x21c, 0x21d,
+                            0x21e, 0x220, 0x224, 0x225, 0x228, 0x229, 0x22a, 0x22b, 0x22c, 0x22d, 0x230, 0x231,
+                            0x232, 0x238, 0x239, 0x23c, 0x240, 0x241, 0x243, 0x244, 0x245, 0x247, 0x248, 0x249,
+                            0x250, 0x251, 0x258, 0x259, 0x2c0, 0x2c1, 0x2c8, 0x2c9, 0x2ca, 0x2d0, 0x2d1, 0x2d2,
+                            0x2d3, 0x2d8, 0x2d9, 0x2da, 0x2db, 0x2e0, 0x2e1, 0x2e2, 0x2e3, 0x2eb};
   for (uint32_t c : codes) {
     const datatype* t = P(c);
     ASSERT_NE(t, nullptr) << std::hex << c;
@@ -130,7 +130,7 @@ TEST(DatatypePredefined, TableByAbiCode) {
   EXPECT_EQ(P(0x247)->kind(), basic_kind::byte);
   EXPECT_EQ(P(k_char)->kind(), basic_kind::character);
   EXPECT_EQ(P(k_2int)->kind(), basic_kind::pair);
-  EXPECT_EQ(P(0x219)->size(), 4);  // INTEGER
+  EXPECT_EQ(P(0x219)->size(), 4);   // INTEGER
   EXPECT_EQ(P(0x21d)->size(), 16);  // DOUBLE COMPLEX
   EXPECT_EQ(P(0x2db)->size(), 8);   // COMPLEX8
   EXPECT_EQ(P(0x23c)->size(), static_cast<int64_t>(sizeof(wchar_t)));
@@ -384,8 +384,7 @@ TEST(DatatypeCtor, Darray2D) {
   // Fortran order: element (i, j) at i + 4j; rows (dim 0) block over 2: rank 3 -> coords (1, 1)
   // rows 2..3; columns cyclic over 2: 1, 3, 5. Fortran type map order: i fastest.
   datatype* t2 = nullptr;
-  owned f = committed(type_darray(4, 3, 2, g, d, dargs, ps, array_order::fortran, P(k_int), &t2),
-                      &t2);
+  owned f = committed(type_darray(4, 3, 2, g, d, dargs, ps, array_order::fortran, P(k_int), &t2), &t2);
   runs wf;
   for (int col : {1, 3, 5}) wf.emplace_back((2 + 4 * col) * 4, 8);
   expect_packs(*f, 1, wf);
@@ -396,8 +395,7 @@ TEST(DatatypeCtor, Darray2D) {
   const distribution dc[] = {distribution::cyclic, distribution::block};
   const int dc_args[] = {2, darg_default};
   datatype* t4 = nullptr;
-  owned cb = committed(type_darray(4, 3, 2, g4, dc, dc_args, ps, array_order::c, P(k_int), &t4),
-                       &t4);
+  owned cb = committed(type_darray(4, 3, 2, g4, dc, dc_args, ps, array_order::c, P(k_int), &t4), &t4);
   expect_packs(*cb, 1, {{40, 8}, {56, 8}});
   EXPECT_EQ(cb->extent(), 64);
   // distribution none on a dimension
@@ -448,7 +446,7 @@ TEST(DatatypeCtor, ArgumentErrors) {
   EXPECT_EQ(type_darray(3, 3, 1, g, blk, two, p3, array_order::c, P(k_int), &t), errc::rank);
   datatype* big = nullptr;
   ASSERT_EQ(type_contiguous(int64_t{1} << 40, P(k_double), &big), errc::success);
-  EXPECT_EQ(big->size(), int64_t{8} << 40);  // large counts are fine ...
+  EXPECT_EQ(big->size(), int64_t{8} << 40);                            // large counts are fine ...
   EXPECT_EQ(type_contiguous(int64_t{1} << 40, big, &t), errc::count);  // ... 2^83 bytes are not
   EXPECT_EQ(type_vector(2, 1, int64_t{1} << 60, big, &t), errc::count);
   big->release();
