@@ -3,6 +3,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <atomic>
 #include <vector>
 
@@ -36,5 +37,15 @@ bool progress_poll() {
 void progress_set_sleeper(const sleeper& s) { g_sleeper = s; }
 const sleeper& progress_sleeper() { return g_sleeper; }
 backoff_policy& progress_backoff() { return g_backoff; }
+
+namespace {
+// BATON_SPIN_US / BATON_YIELD_US tune how long a waiting rank spins and yields before sleeping.
+struct backoff_from_env {
+  backoff_from_env() {
+    if (const char* v = std::getenv("BATON_SPIN_US")) g_backoff.spin_ns = std::strtoull(v, nullptr, 10) * 1000;
+    if (const char* v = std::getenv("BATON_YIELD_US")) g_backoff.yield_ns = std::strtoull(v, nullptr, 10) * 1000;
+  }
+} g_backoff_env;
+}  // namespace
 
 }  // namespace baton::core

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <sched.h>
+#include <time.h>
 
 #include <cstdint>
 
@@ -34,37 +35,54 @@ const sleeper& progress_sleeper();
 // Wake any thread of this process sleeping in progress_wait (threaded mode).
 void progress_notify_local();
 
+// Waiting is measured in time, not polls: a poll costs anything from 10 ns to microseconds.
 struct backoff_policy {
-  int spin_polls = 2000;   // polls before the first yield
-  int yield_polls = 200;   // polls with sched_yield before sleeping
-  long sleep_ns = 2000000; // futex timeout when asleep (the doorbell normally wakes first)
+  uint64_t spin_ns = 50000;     // pure polling (with pause) for this long after the last progress
+  uint64_t yield_ns = 1000000;  // then polling with sched_yield until this long
+  long sleep_ns = 10000000;     // then sleeping on the doorbell (futex timeout as a safety net)
 };
 backoff_policy& progress_backoff();
+
+inline uint64_t progress_now_ns() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
 
 // Waits until done() holds, driving progress. Expects the engine lock held (guard) and releases
 // it while yielding or sleeping.
 template <class Done>
 void progress_wait(engine_guard& guard, Done done) {
   const backoff_policy& b = progress_backoff();
-  int idle = 0;
+  uint64_t idle_since = 0;  // 0: progress was made on the last poll
+  unsigned polls = 0;
   for (;;) {
     if (done()) return;
     bool moved = progress_poll();
     if (done()) return;
     if (moved) {
-      idle = 0;
+      idle_since = 0;
       continue;
     }
-    ++idle;
-    if (idle < b.spin_polls) {
-      if (rt().threaded && (idle & 63) == 0) {
-        guard.unlock();
-        guard.lock();
-      }
+    // Read the clock only every 32 idle polls.
+    if (idle_since == 0) {
+      idle_since = progress_now_ns();
+      polls = 0;
+    }
+    if ((++polls & 31) != 0) {
       __builtin_ia32_pause();
       continue;
     }
-    if (idle < b.spin_polls + b.yield_polls) {
+    const uint64_t idle = progress_now_ns() - idle_since;
+    if (idle < b.spin_ns) {
+      if (rt().threaded) {
+        guard.unlock();
+        __builtin_ia32_pause();
+        guard.lock();
+      }
+      continue;
+    }
+    if (idle < b.yield_ns) {
       guard.unlock();
       sched_yield();
       guard.lock();
@@ -85,7 +103,8 @@ void progress_wait(engine_guard& guard, Done done) {
       guard.lock();
     }
     s.disarm();
-    idle = b.spin_polls;  // after a sleep, yield a little before sleeping again
+    // After a sleep, go back to yielding (not spinning) before sleeping again.
+    idle_since = progress_now_ns() - b.spin_ns;
   }
 }
 

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "core/comm.hpp"
+#include "core/copy.hpp"
 #include "core/datatype.hpp"
 #include "core/progress.hpp"
 #include "core/runtime.hpp"
@@ -34,7 +35,7 @@ void copy_in(request* r, uint64_t off, const void* data, size_t len) {
   if (len > r->total - off) len = r->total - off;
   if (len == 0) return;
   if (r->dt->is_contiguous()) {
-    std::memcpy(static_cast<char*>(r->buf) + r->dt->true_lb() + off, data, len);
+    core::copy_bytes(static_cast<char*>(r->buf) + r->dt->true_lb() + off, data, len);
   } else {
     core::pack_cursor cur(r->buf, r->count, *r->dt);
     cur.seek(off);
@@ -45,7 +46,7 @@ void copy_in(request* r, uint64_t off, const void* data, size_t len) {
 void copy_out(const request* r, uint64_t off, void* out, size_t len) {
   if (len == 0) return;
   if (r->dt->is_contiguous()) {
-    std::memcpy(out, static_cast<const char*>(r->buf) + r->dt->true_lb() + off, len);
+    core::copy_bytes(out, static_cast<const char*>(r->buf) + r->dt->true_lb() + off, len);
   } else {
     core::pack_cursor cur(r->buf, r->count, *r->dt);
     cur.seek(off);
@@ -253,7 +254,7 @@ void deliver_unexpected(request* r, unexpected* u) {
       request* s = u->sreq;
       uint64_t n = std::min(s->total, r->total);
       if (s->dt->is_contiguous() && r->dt->is_contiguous()) {
-        if (n) std::memcpy(static_cast<char*>(r->buf) + r->dt->true_lb(),
+        if (n) core::copy_bytes(static_cast<char*>(r->buf) + r->dt->true_lb(),
                            static_cast<const char*>(s->buf) + s->dt->true_lb(), n);
       } else {
         uint64_t bytes = 0;
@@ -320,7 +321,7 @@ void handle_packet(peer_state& p, pkt_header* h) {
         }
       } else {
         unexpected* u = new_eager_uq(h, peer_world);
-        std::memcpy(u->data, segment::payload(h), h->frag_len);
+        core::copy_bytes(u->data, segment::payload(h), h->frag_len);
         u->received = h->frag_len;
         if (u->received >= u->len) {
           m.push_uq(u);
@@ -336,7 +337,7 @@ void handle_packet(peer_state& p, pkt_header* h) {
       if (p.rx_req) {
         copy_in(p.rx_req, p.rx_off, segment::payload(h), h->frag_len);
       } else if (p.rx_uq) {
-        std::memcpy(p.rx_uq->data + p.rx_off, segment::payload(h), h->frag_len);
+        core::copy_bytes(p.rx_uq->data + p.rx_off, segment::payload(h), h->frag_len);
       }
       p.rx_off += h->frag_len;
       if (p.rx_off >= p.rx_len) {
@@ -743,7 +744,7 @@ errc send(const void* buf, int64_t count, const datatype* dt, int dest, int tag,
         h->msg_len = bytes;
         h->cookie = 0;
         if (dt->is_contiguous()) {
-          if (bytes) std::memcpy(segment::payload(h), static_cast<const char*>(buf) + dt->true_lb(), bytes);
+          if (bytes) core::copy_bytes(segment::payload(h), static_cast<const char*>(buf) + dt->true_lb(), bytes);
         } else {
           (void)core::pack_all(buf, count, *dt, segment::payload(h));
         }
