@@ -106,8 +106,9 @@ errc runtime_init(thread_level requested, thread_level* provided) {
 
 errc runtime_finalize() {
   runtime& R = g_rt;
+  // No barrier: once this rank's own sends are complete nobody needs it any more (data in flight
+  // towards it sits in the shared segment, which outlives every mapping).
   p2p::flush();
-  if (errc e = R.pmi.barrier(); e != errc::success) return e;
   p2p::engine_finalize();
   errc e = R.pmi.finalize();
   R.finalized.store(true);

@@ -525,6 +525,7 @@ void start_send(request* r) {
   r->total = static_cast<uint64_t>(r->count) * static_cast<uint64_t>(r->dt->size());
   const int wr = r->c->world_rank(r->peer);
   r->peer_world = wr;
+  ++e.pending_sends;
   if (wr == e.my_world) {
     self_send(r);
     return;
@@ -608,6 +609,7 @@ void complete_request(request* r) {
 void finish_send_if_done(request* r) {
   if ((r->proto & (proto_data_out | proto_acked)) != (proto_data_out | proto_acked)) return;
   if (r->is_complete()) return;
+  --eng().pending_sends;
   complete_request(r);
 }
 
@@ -939,6 +941,8 @@ namespace baton::p2p {
 void flush() {
   if (!g_engine) return;
   core::engine_guard g;
-  core::progress_wait(g, [] { return eng().active_peers.empty(); });
+  // Every send this rank started must complete before it leaves: a peer may still need this rank
+  // to answer a rendezvous or to emit queued acknowledgements.
+  core::progress_wait(g, [] { return eng().active_peers.empty() && eng().pending_sends == 0; });
 }
 }  // namespace baton::p2p

@@ -53,7 +53,7 @@ struct engine {
   uint64_t cma_min = 1 << 20;
   bool cma_ok = true;
   int my_world = 0;
-  uint64_t pending_bsends = 0;
+  uint64_t pending_sends = 0;  // sends started and not yet complete (MPI_Finalize waits for them)
 };
 
 engine& eng();
