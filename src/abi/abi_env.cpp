@@ -1,5 +1,5 @@
-// Environment management (MPI-4.1 chapter 11), error handling (chapter 9.3-9.5) and the
-// communicator basics point-to-point needs.
+// Environment management (MPI-4.1 chapter 11) and error handling (chapter 9.3-9.5).
+// Communicators are in abi_comm.cpp.
 #include <climits>
 #include <cstdio>
 #include <cstring>
@@ -13,6 +13,24 @@ using abi::call;
 using core::errc;
 
 namespace {
+// The ABI's thread levels are 0, 1024, 2048, 4096; the core's are 0..3.
+core::thread_level level_from_mpi(int required) {
+  if (required >= MPI_THREAD_MULTIPLE) return core::thread_level::multiple;
+  if (required >= MPI_THREAD_SERIALIZED) return core::thread_level::serialized;
+  if (required >= MPI_THREAD_FUNNELED) return core::thread_level::funneled;
+  return core::thread_level::single;
+}
+
+int level_to_mpi(core::thread_level l) {
+  switch (l) {
+    case core::thread_level::single: return MPI_THREAD_SINGLE;
+    case core::thread_level::funneled: return MPI_THREAD_FUNNELED;
+    case core::thread_level::serialized: return MPI_THREAD_SERIALIZED;
+    case core::thread_level::multiple: return MPI_THREAD_MULTIPLE;
+  }
+  return MPI_THREAD_SINGLE;
+}
+
 int init_common(int required, int* provided) {
   core::runtime& R = core::rt();
   if (R.initialized.load() || R.finalized.load()) {
@@ -20,12 +38,12 @@ int init_common(int required, int* provided) {
     return MPI_ERR_OTHER;
   }
   core::thread_level got;
-  errc e = core::runtime_init(core::thread_level(required), &got);
+  errc e = core::runtime_init(level_from_mpi(required), &got);
   if (e != errc::success) {
     std::fprintf(stderr, "Baton: MPI_Init failed: %s: %s\n", core::errc_name(e), core::error_message().c_str());
     core::runtime_abort(1, "MPI_Init failed");
   }
-  if (provided) *provided = int(got);
+  if (provided) *provided = level_to_mpi(got);
   return MPI_SUCCESS;
 }
 
@@ -64,7 +82,7 @@ int PMPI_Finalized(int* flag) {
 BATON_ALIAS(MPI_Finalized);
 
 int PMPI_Query_thread(int* provided) {
-  *provided = int(core::rt().level);
+  *provided = level_to_mpi(core::rt().level);
   return MPI_SUCCESS;
 }
 BATON_ALIAS(MPI_Query_thread);
@@ -201,118 +219,5 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
   return MPI_SUCCESS;
 }
 BATON_ALIAS(MPI_Comm_call_errhandler);
-
-// ---- communicator basics ----
-
-int PMPI_Comm_size(MPI_Comm comm, int* size) {
-  core::comm* c = abi::to_comm(comm);
-  if (!c) return abi::raise("MPI_Comm_size", nullptr, errc::comm);
-  *size = c->size;
-  return MPI_SUCCESS;
-}
-BATON_ALIAS(MPI_Comm_size);
-
-int PMPI_Comm_rank(MPI_Comm comm, int* rank) {
-  core::comm* c = abi::to_comm(comm);
-  if (!c) return abi::raise("MPI_Comm_rank", nullptr, errc::comm);
-  *rank = c->rank;
-  return MPI_SUCCESS;
-}
-BATON_ALIAS(MPI_Comm_rank);
-
-int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
-  core::comm* c = abi::to_comm(comm);
-  if (!c) return abi::raise("MPI_Comm_dup", nullptr, errc::comm);
-  return call("MPI_Comm_dup", c, [&] {
-    core::comm* n = nullptr;
-    errc e = core::comm_dup(c, &n);
-    if (e == errc::success) *newcomm = abi::to_handle(n);
-    return e;
-  });
-}
-BATON_ALIAS(MPI_Comm_dup);
-
-int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
-  core::comm* c = abi::to_comm(comm);
-  if (!c) return abi::raise("MPI_Comm_split", nullptr, errc::comm);
-  if (color < 0 && color != MPI_UNDEFINED) {
-    (void)core::error_set(errc::arg, "invalid color %d (must be non-negative or MPI_UNDEFINED)", color);
-    return abi::raise("MPI_Comm_split", c, errc::arg);
-  }
-  return call("MPI_Comm_split", c, [&] {
-    core::comm* n = nullptr;
-    errc e = core::comm_split(c, color, key, &n);
-    if (e == errc::success) *newcomm = abi::to_handle(n);
-    return e;
-  });
-}
-BATON_ALIAS(MPI_Comm_split);
-
-int PMPI_Comm_free(MPI_Comm* comm) {
-  core::comm* c = comm ? abi::to_comm(*comm) : nullptr;
-  if (!c) return abi::raise("MPI_Comm_free", nullptr, errc::comm);
-  if (c->predefined) {
-    (void)core::error_set(errc::comm, "cannot free a predefined communicator (%s)", c->name.c_str());
-    return abi::raise("MPI_Comm_free", c, errc::comm);
-  }
-  c->magic = 0x46524545;  // the handle is dead even while pending operations keep the object
-  c->release();
-  *comm = MPI_COMM_NULL;
-  return MPI_SUCCESS;
-}
-BATON_ALIAS(MPI_Comm_free);
-
-int PMPI_Comm_set_name(MPI_Comm comm, const char* name) {
-  core::comm* c = abi::to_comm(comm);
-  if (!c) return abi::raise("MPI_Comm_set_name", nullptr, errc::comm);
-  c->name = std::string(name).substr(0, MPI_MAX_OBJECT_NAME - 1);
-  return MPI_SUCCESS;
-}
-BATON_ALIAS(MPI_Comm_set_name);
-
-int PMPI_Comm_get_name(MPI_Comm comm, char* name, int* resultlen) {
-  core::comm* c = abi::to_comm(comm);
-  if (!c) return abi::raise("MPI_Comm_get_name", nullptr, errc::comm);
-  copy_string(name, resultlen, c->name, MPI_MAX_OBJECT_NAME);
-  return MPI_SUCCESS;
-}
-BATON_ALIAS(MPI_Comm_get_name);
-
-int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
-  static int tag_ub = INT_MAX, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 0, universe = 0,
-             appnum = 0, icoll_max = 0;
-  core::comm* c = abi::to_comm(comm);
-  if (!c) return abi::raise("MPI_Comm_get_attr", nullptr, errc::comm);
-  int* v = nullptr;
-  switch (keyval) {
-    case MPI_TAG_UB: v = &tag_ub; break;
-    case MPI_HOST: v = &host; break;
-    case MPI_IO: v = &io; break;
-    case MPI_WTIME_IS_GLOBAL: v = &wtime_global; break;
-    case MPI_UNIVERSE_SIZE:
-      universe = core::rt().pmi.universe_size();
-      v = &universe;
-      break;
-    case MPI_APPNUM:
-      appnum = core::rt().pmi.appnum();
-      v = &appnum;
-      break;
-    default:
-      break;
-  }
-  (void)icoll_max;
-  if (keyval == MPI_KEYVAL_INVALID) {
-    (void)core::error_set(errc::keyval, "invalid attribute key MPI_KEYVAL_INVALID");
-    return abi::raise("MPI_Comm_get_attr", c, errc::keyval);
-  }
-  if (!v) {  // user keys arrive with the attribute API (communicators issue)
-    *flag = 0;
-    return MPI_SUCCESS;
-  }
-  *static_cast<int**>(attribute_val) = v;
-  *flag = 1;
-  return MPI_SUCCESS;
-}
-BATON_ALIAS(MPI_Comm_get_attr);
 
 }  // extern "C"
