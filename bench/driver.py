@@ -251,7 +251,9 @@ def fmt_value(v: float | None) -> str:
         return f"{v:.2f}"
     if mag >= 0.1:
         return f"{v:.3f}"
-    return f"{v:.4f}"
+    if mag >= 0.001:
+        return f"{v:.4f}"
+    return f"{v:.2e}"  # keeps very small bandwidths from printing as 0.0000
 
 
 def median_or_none(xs):
