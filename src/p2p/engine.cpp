@@ -131,7 +131,7 @@ bool emit(peer_state& p, out_item& it) {
   }
   // eager: first slot carries the envelope, the rest follow as continuation slots
   bool any = false;
-  while (r->done < r->total || (r->total == 0 && !(r->proto & proto_data_out))) {
+  while (r->done < r->total || (r->total == 0 && !any)) {
     pkt_header* h = reserve_slot(p);
     if (!h) break;
     size_t n = std::min<uint64_t>(cap, r->total - r->done);
@@ -150,7 +150,7 @@ bool emit(peer_state& p, out_item& it) {
     if (r->total == 0) break;
   }
   if (any) ring_doorbell(p.local);
-  if (r->done < r->total) return false;
+  if (r->done < r->total || !any && r->total == 0) return false;  // a zero-byte message needs its slot too
   r->proto |= proto_data_out;
   finish_send_if_done(r);
   return true;
@@ -432,15 +432,20 @@ bool shm_poll() {
   for (uint32_t l = 0; l < n; ++l) {
     if (l == e.me_local) continue;
     peer_state& p = e.peers[l];
-    for (int k = 0; k < 16; ++k) {
+    int k = 0;
+    for (; k < 16; ++k) {
       pkt_header* h = e.seg.slot(e.me_local, l, p.rx);
       if (!h->full.load(std::memory_order_acquire)) break;
       handle_packet(p, h);
       h->full.store(0, std::memory_order_release);
       p.rx = (p.rx + 1 == nslots) ? 0 : p.rx + 1;
-      moved = true;
     }
-    if (p.bulk_in) moved |= poll_bulk_in(p);
+    bool freed = k > 0;
+    if (p.bulk_in) freed |= poll_bulk_in(p);
+    if (freed) {
+      moved = true;
+      ring_doorbell(l);  // a sender asleep on a full ring or channel may go on
+    }
   }
   // Output that waited for room.
   auto& act = e.active_peers;
@@ -733,7 +738,8 @@ errc send(const void* buf, int64_t count, const datatype* dt, int dest, int tag,
   engine& e = eng();
   const int wr = c->world_rank(dest);
   const uint64_t bytes = static_cast<uint64_t>(count) * static_cast<uint64_t>(dt->size());
-  if (mode != send_mode::synchronous && wr != e.my_world && e.shm && bytes <= e.seg.slot_payload()) {
+  if (mode != send_mode::synchronous && wr != e.my_world && e.shm && bytes <= e.seg.slot_payload() &&
+      bytes <= e.eager_max) {
     peer_state& p = e.peers[static_cast<size_t>(core::rt().local_of_world[static_cast<size_t>(wr)])];
     if (p.outq.empty()) {
       if (pkt_header* h = reserve_slot(p)) {

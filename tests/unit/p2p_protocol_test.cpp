@@ -83,7 +83,7 @@ request* post_send(rank_checks& ck, const std::vector<char>& buf, int dst, int t
 }
 
 // A one-byte control message (tags >= 10000 so they never meet the data tags). Not zero bytes:
-// see DISABLED_ZeroByteSendIntoFullRingIsNotLost.
+// see ZeroByteSendIntoFullRingIsNotLost.
 void note(rank_checks& ck, int dst, int tag) {
   const char b = 'n';
   ck.expect(send(&b, 1, byte_type(), dst, tag, world(), send_mode::standard) == errc::success, "note send");
@@ -268,16 +268,16 @@ TEST(ProtocolEager, BackPressureBeyondRingCapacity) {
   });
 }
 
-// BUG: src/p2p/engine.cpp, emit(), line 153 (`if (r->done < r->total) return false;`). For a
+// Regression: emit() in src/p2p/engine.cpp used to lose this message. For a
 // zero-byte eager send the loop `while (r->done < r->total || (r->total == 0 && ...))` breaks at
 // once when reserve_slot() finds the ring full, nothing is written, and then the check
 // `r->done < r->total` (0 < 0) is false, so emit() marks the send data_out, completes it and
 // reports the item as emitted: the message is silently dropped. Any zero-byte send (isend, or a
 // blocking send that misses the fast path) towards a peer whose ring is full is lost; the receiver
 // then matches the next message instead or hangs, and a zero-byte synchronous send never completes.
-// Fix idea: return false when total == 0 and no slot was written (`any` is false).
+// Fixed: emit() returns false when total == 0 and no slot was written.
 // The ring is filled deterministically: the receiver waits in a PMI barrier, not polling.
-TEST(ProtocolEager, DISABLED_ZeroByteSendIntoFullRingIsNotLost) {
+TEST(ProtocolEager, ZeroByteSendIntoFullRingIsNotLost) {
   run_job(2, {}, [](rank_checks& ck, int rank) {
     const int nslots = static_cast<int>(eng().seg.params().nslots);
     if (rank == 0) {
