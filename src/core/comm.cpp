@@ -51,40 +51,64 @@ errc wait_free(request* r) {
   return e;
 }
 
-// Gathers `bytes` from every rank to every rank (linear gather to 0, then linear broadcast).
-errc allgather_bytes(comm* c, const void* in, size_t bytes, void* out) {
+// Gathers `bytes` from every member to every member (linear gather to the first member, then
+// linear broadcast). `members` are parent ranks, `me` this rank's index among them.
+errc allgather_among(comm* c, const std::vector<int>& members, int me, int tag, const void* in, size_t bytes,
+                     void* out) {
   coll_view v(c);
-  const int tag = next_tag(c);
+  const int n = static_cast<int>(members.size());
   char* o = static_cast<char*>(out);
-  std::memcpy(o + size_t(c->rank) * bytes, in, bytes);
+  std::memcpy(o + size_t(me) * bytes, in, bytes);
   const auto* bt = byte_type();
-  if (c->size == 1) return errc::success;
-  if (c->rank == 0) {
+  if (n == 1) return errc::success;
+  const int root = members[0];
+  if (me == 0) {
     std::vector<request*> rs;
-    for (int r = 1; r < c->size; ++r) {
-      request* q = nullptr;
-      if (errc e = p2p::irecv(o + size_t(r) * bytes, int64_t(bytes), bt, r, tag, &v.shadow, &q); e != errc::success)
-        return e;
-      rs.push_back(q);
-    }
     errc first = errc::success;
+    for (int i = 1; i < n && first == errc::success; ++i) {
+      request* q = nullptr;
+      first = p2p::irecv(o + size_t(i) * bytes, int64_t(bytes), bt, members[size_t(i)], tag, &v.shadow, &q);
+      if (first == errc::success) rs.push_back(q);
+    }
     for (request* q : rs)
       if (errc e = wait_free(q); e != errc::success && first == errc::success) first = e;
     if (first != errc::success) return first;
     rs.clear();
-    for (int r = 1; r < c->size; ++r) {
+    for (int i = 1; i < n && first == errc::success; ++i) {
       request* q = nullptr;
-      if (errc e = p2p::isend(o, int64_t(bytes) * c->size, bt, r, tag, &v.shadow, send_mode::standard, &q);
-          e != errc::success)
-        return e;
-      rs.push_back(q);
+      first = p2p::isend(o, int64_t(bytes) * n, bt, members[size_t(i)], tag, &v.shadow, send_mode::standard, &q);
+      if (first == errc::success) rs.push_back(q);
     }
     for (request* q : rs)
       if (errc e = wait_free(q); e != errc::success && first == errc::success) first = e;
     return first;
   }
-  if (errc e = p2p::send(in, int64_t(bytes), bt, 0, tag, &v.shadow, send_mode::standard); e != errc::success) return e;
-  return p2p::recv(o, int64_t(bytes) * c->size, bt, 0, tag, &v.shadow, nullptr);
+  if (errc e = p2p::send(in, int64_t(bytes), bt, root, tag, &v.shadow, send_mode::standard); e != errc::success)
+    return e;
+  return p2p::recv(o, int64_t(bytes) * n, bt, root, tag, &v.shadow, nullptr);
+}
+
+std::vector<int> all_ranks(const comm* c) {
+  std::vector<int> m(size_t(c->size));
+  for (int r = 0; r < c->size; ++r) m[size_t(r)] = r;
+  return m;
+}
+
+errc allgather_bytes(comm* c, const void* in, size_t bytes, void* out) {
+  return allgather_among(c, all_ranks(c), c->rank, next_tag(c), in, bytes, out);
+}
+
+comm* comm_make(comm* parent, uint32_t ctx, std::vector<int> world) {
+  comm* c = new comm;
+  c->ctx = ctx;
+  c->size = int(world.size());
+  c->world = std::move(world);
+  const int me = rt().world_rank;
+  for (int i = 0; i < c->size; ++i)
+    if (c->world[size_t(i)] == me) c->rank = i;
+  c->eh = parent->eh;
+  c->eh->retain();
+  return c;
 }
 }  // namespace
 
@@ -128,7 +152,11 @@ void context_release(uint32_t ctx) {
   g_free_mask[pair / 64] |= 1ull << (pair % 64);
 }
 
-errc comm_agree_context(comm* parent, uint32_t* ctx) {
+errc comm_agree_context_among(comm* parent, const std::vector<int>& members, int tag, uint32_t* ctx) {
+  int me = -1;
+  for (size_t i = 0; i < members.size(); ++i)
+    if (members[i] == parent->rank) me = int(i);
+  if (me < 0) return error_set(errc::intern, "context agreement by a rank that is not a member");
   std::lock_guard<std::mutex> create(g_create_mutex);
   uint64_t mine[context_words];
   {
@@ -136,12 +164,13 @@ errc comm_agree_context(comm* parent, uint32_t* ctx) {
     mask_init();
     std::memcpy(mine, g_free_mask, sizeof mine);
   }
-  std::vector<uint64_t> all(size_t(parent->size) * context_words);
-  if (errc e = allgather_bytes(parent, mine, sizeof mine, all.data()); e != errc::success) return e;
+  std::vector<uint64_t> all(members.size() * context_words);
+  if (errc e = allgather_among(parent, members, me, tag, mine, sizeof mine, all.data()); e != errc::success)
+    return e;
   std::lock_guard<std::mutex> g(g_ctx_mutex);
   for (int w = 0; w < context_words; ++w) {
     uint64_t m = ~0ull;
-    for (int r = 0; r < parent->size; ++r) m &= all[size_t(r) * context_words + size_t(w)];
+    for (size_t r = 0; r < members.size(); ++r) m &= all[r * context_words + size_t(w)];
     if (m) {
       int bit = __builtin_ctzll(m);
       g_free_mask[w] &= ~(1ull << bit);
@@ -150,6 +179,53 @@ errc comm_agree_context(comm* parent, uint32_t* ctx) {
     }
   }
   return error_set(errc::intern, "out of communicator context ids (%d in use)", context_words * 64);
+}
+
+errc comm_agree_context(comm* parent, uint32_t* ctx) {
+  return comm_agree_context_among(parent, all_ranks(parent), next_tag(parent), ctx);
+}
+
+int context_in_use_count() {
+  std::lock_guard<std::mutex> g(g_ctx_mutex);
+  mask_init();
+  int n = 0;
+  for (uint64_t w : g_free_mask) n += 64 - __builtin_popcountll(w);
+  return n;
+}
+
+int comm_rank_of_world(const comm* c, int w) {
+  for (int i = 0; i < c->size; ++i)
+    if (c->world[size_t(i)] == w) return i;
+  return -1;
+}
+
+errc comm_create(comm* parent, const std::vector<int>& members, comm** out) {
+  uint32_t ctx = 0;
+  if (errc e = comm_agree_context(parent, &ctx); e != errc::success) return e;
+  // Disjoint groups may share the context: no process belongs to two of them.
+  bool member = false;
+  for (int w : members) member |= w == rt().world_rank;
+  if (!member) {
+    context_release(ctx);
+    *out = nullptr;
+    return errc::success;
+  }
+  *out = comm_make(parent, ctx, members);
+  return errc::success;
+}
+
+errc comm_create_group(comm* parent, const std::vector<int>& members, int tag, comm** out) {
+  std::vector<int> ranks;
+  ranks.reserve(members.size());
+  for (int w : members) {
+    int r = comm_rank_of_world(parent, w);
+    if (r < 0) return error_set(errc::group, "world rank %d of the group is not in the communicator", w);
+    ranks.push_back(r);
+  }
+  uint32_t ctx = 0;
+  if (errc e = comm_agree_context_among(parent, ranks, create_group_tag(tag), &ctx); e != errc::success) return e;
+  *out = comm_make(parent, ctx, members);
+  return errc::success;
 }
 
 errc comm_dup(comm* parent, comm** out) {

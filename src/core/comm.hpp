@@ -7,8 +7,10 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "core/attr.hpp"
 #include "core/error.hpp"
 
 namespace baton::core {
@@ -41,6 +43,8 @@ class comm {
   std::atomic<int> refs{1};  // the user's handle plus every pending operation on it
   bool predefined = false;
   uint64_t coll_seq = 0;     // collective sequence number, consumed identically by every rank
+  std::vector<attribute> attrs;  // cached attributes, in the order first set (src/abi runs callbacks)
+  std::vector<std::pair<std::string, std::string>> hints;  // info hints (MPI_Comm_set_info)
 
   int world_rank(int r) const { return world[static_cast<size_t>(r)]; }
   void retain() { refs.fetch_add(1, std::memory_order_relaxed); }
@@ -52,9 +56,25 @@ class comm {
 [[nodiscard]] errc comm_dup(comm* parent, comm** out);
 [[nodiscard]] errc comm_split(comm* parent, int color, int key, comm** out);
 [[nodiscard]] errc comm_free(comm* c);
+// MPI_Comm_create: collective over `parent`; `members` (world ranks, this rank's group, possibly
+// different but disjoint on other ranks) must be parent members. *out is nullptr for non-members.
+[[nodiscard]] errc comm_create(comm* parent, const std::vector<int>& members, comm** out);
+// MPI_Comm_create_group: collective over `members` only (world ranks, all of them in `parent`, the
+// caller among them). The agreement runs on the parent's collective context with tag
+// create_group_tag(tag), which never meets the tags of the parent's collectives (those are below
+// 2^30), so concurrent calls over disjoint groups, or with distinct tags, cannot cross.
+[[nodiscard]] errc comm_create_group(comm* parent, const std::vector<int>& members, int tag, comm** out);
+constexpr int create_group_tag(int tag) { return int(0x40000000u | (uint32_t(tag) & 0x3fffffffu)); }
+// Rank in `c` of world rank `w`, -1 if not a member.
+int comm_rank_of_world(const comm* c, int w);
 
 // Context ids: agreed over `parent` by an AND of every member's free mask.
 [[nodiscard]] errc comm_agree_context(comm* parent, uint32_t* ctx);
+// The same over a subset of the parent: `members` are parent ranks (ascending order is not
+// required, but every member must pass the same list), `tag` is used on the collective context.
+[[nodiscard]] errc comm_agree_context_among(comm* parent, const std::vector<int>& members, int tag, uint32_t* ctx);
+// Context pairs in use in this process (tests).
+int context_in_use_count();
 void context_release(uint32_t ctx);
 void context_reserve(uint32_t ctx);
 

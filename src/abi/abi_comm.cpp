@@ -1,0 +1,580 @@
+// Intracommunicators (MPI-4.1 7.4-7.6) and communicator attributes (7.7).
+//
+// Construction is collective over the parent (over the group only for MPI_Comm_create_group); the
+// core agrees the context id. Attributes: copy callbacks run at MPI_Comm_dup / dup_with_info / idup
+// in the order the attributes were first set; delete callbacks run at MPI_Comm_free in the reverse
+// order, at MPI_Comm_delete_attr, and when MPI_Comm_set_attr replaces a value. The ABI's predefined
+// callbacks are the sentinels 0 (MPI_COMM_NULL_COPY_FN / MPI_COMM_NULL_DELETE_FN) and 1
+// (MPI_COMM_DUP_FN): they are interpreted here, never called.
+//
+// Intercommunicators do not exist in Baton yet: MPI_Comm_test_inter always answers false, and
+// MPI_Comm_remote_size / MPI_Comm_remote_group refuse every communicator with MPI_ERR_COMM.
+#include <climits>
+#include <cstring>
+
+#include <mpix.h>
+
+#include "abi/abi.hpp"
+#include "abi/abi_objects.hpp"
+
+using namespace baton;
+using abi::call;
+using core::errc;
+
+namespace {
+
+constexpr uintptr_t sentinel_dup = 1;
+
+errc non_null(const void* p, const char* what) {
+  if (!p) return core::error_set(errc::arg, "NULL %s", what);
+  return errc::success;
+}
+
+// A callback's return code as an error class (anything unknown is MPI_ERR_OTHER).
+errc callback_error(int rc, const char* which, int keyval) {
+  errc e = (rc > 0 && rc <= MPI_ERR_ERRHANDLER) ? errc(rc) : errc::other;
+  return core::error_set(e, "the %s callback of attribute key %d returned error %d", which, keyval, rc);
+}
+
+errc run_delete(core::comm* c, const core::attribute& a) {
+  auto* fn = reinterpret_cast<MPI_Comm_delete_attr_function*>(a.kv->delete_fn);
+  if (!fn) return errc::success;  // MPI_COMM_NULL_DELETE_FN
+  int rc = fn(abi::to_handle(c), a.kv->id, a.value, a.kv->extra_state);
+  if (rc != MPI_SUCCESS) return callback_error(rc, "delete", a.kv->id);
+  return errc::success;
+}
+
+// Deletes every attribute of `c`, last set first. Stops at the first failing callback (that
+// attribute and the ones before it stay attached).
+errc delete_all(core::comm* c) {
+  while (!c->attrs.empty()) {
+    core::attribute a = c->attrs.back();
+    if (errc e = run_delete(c, a); e != errc::success) return e;
+    c->attrs.pop_back();
+    a.kv->release();
+  }
+  return errc::success;
+}
+
+// Runs the copy callbacks of `from`'s attributes onto the new communicator `to`.
+errc copy_all(core::comm* from, core::comm* to) {
+  const std::vector<core::attribute> snapshot = from->attrs;
+  for (const core::attribute& a : snapshot) {
+    void* fnp = a.kv->copy_fn;
+    void* out = nullptr;
+    int flag = 0;
+    if (fnp == nullptr) continue;  // MPI_COMM_NULL_COPY_FN
+    if (reinterpret_cast<uintptr_t>(fnp) == sentinel_dup) {
+      out = a.value;
+      flag = 1;
+    } else {
+      auto* fn = reinterpret_cast<MPI_Comm_copy_attr_function*>(fnp);
+      int rc = fn(abi::to_handle(from), a.kv->id, a.kv->extra_state, a.value, &out, &flag);
+      if (rc != MPI_SUCCESS) return callback_error(rc, "copy", a.kv->id);
+    }
+    if (flag) {
+      a.kv->retain();
+      to->attrs.push_back({a.kv, out});
+    }
+  }
+  return errc::success;
+}
+
+// Finishes a new communicator: name, hints, attributes copied from `parent` (dup only).
+errc finish_dup(core::comm* parent, core::comm* n, const core::info* hints) {
+  if (hints) n->hints = hints->entries;
+  else n->hints = parent->hints;
+  if (errc e = copy_all(parent, n); e != errc::success) {
+    (void)delete_all(n);
+    n->release();
+    return e;
+  }
+  return errc::success;
+}
+
+errc dup_common(core::comm* c, const core::info* hints, MPI_Comm* newcomm) {
+  if (errc e = non_null(newcomm, "newcomm pointer"); e != errc::success) return e;
+  core::comm* n = nullptr;
+  if (errc e = core::comm_dup(c, &n); e != errc::success) return e;
+  if (errc e = finish_dup(c, n, hints); e != errc::success) {
+    *newcomm = MPI_COMM_NULL;
+    return e;
+  }
+  *newcomm = abi::to_handle(n);
+  return errc::success;
+}
+
+// A request that is complete from the start (MPI_Comm_idup agrees eagerly; see there).
+core::request* completed_request(core::comm* c) {
+  core::request* r = core::request_new(core::req_kind::coll);
+  c->retain();
+  r->c = c;
+  r->active = true;
+  r->status.source = MPI_ANY_SOURCE;
+  r->status.tag = MPI_ANY_TAG;
+  r->mark_complete();
+  return r;
+}
+
+int cmp_to_mpi(core::cmp_result r) {
+  switch (r) {
+    case core::cmp_result::ident: return MPI_IDENT;
+    case core::cmp_result::congruent: return MPI_CONGRUENT;
+    case core::cmp_result::similar: return MPI_SIMILAR;
+    case core::cmp_result::unequal: break;
+  }
+  return MPI_UNEQUAL;
+}
+
+core::attribute* find_attr(core::comm* c, int keyval) {
+  for (core::attribute& a : c->attrs)
+    if (a.kv->id == keyval) return &a;
+  return nullptr;
+}
+
+// Values of the predefined attributes (pointers to these are handed out).
+struct predefined_values {
+  int tag_ub = INT_MAX;
+  int host = MPI_PROC_NULL;
+  int io = MPI_ANY_SOURCE;  // every rank can do I/O
+  int wtime_is_global = 0;  // each rank's MPI_Wtime has its own origin
+  int universe = 0;
+  int appnum = 0;
+  int lastusedcode = MPI_ERR_LASTCODE;
+  // The collectives issue sets the real limit; until then nothing limits outstanding operations.
+  int icoll_max_outstanding = INT_MAX;
+};
+
+int* predefined_attr(int keyval) {
+  static predefined_values v;
+  switch (keyval) {
+    case MPI_TAG_UB: return &v.tag_ub;
+    case MPI_HOST: return &v.host;
+    case MPI_IO: return &v.io;
+    case MPI_WTIME_IS_GLOBAL: return &v.wtime_is_global;
+    case MPI_UNIVERSE_SIZE: v.universe = core::rt().pmi.universe_size(); return &v.universe;
+    case MPI_APPNUM: v.appnum = core::rt().pmi.appnum(); return &v.appnum;
+    case MPI_LASTUSEDCODE: return &v.lastusedcode;
+    case MPIX_ICOLL_MAX_OUTSTANDING: return &v.icoll_max_outstanding;
+    default: return nullptr;
+  }
+}
+
+int set_attr(const char* fn, MPI_Comm comm, int keyval, void* value) {
+  core::comm* c = abi::to_comm(comm);
+  if (!c) return abi::raise(fn, nullptr, errc::comm);
+  return call(fn, c, [&] {
+    core::keyval* kv = core::keyval_find(keyval, core::keyval_kind::comm);
+    if (!kv) return errc::keyval;
+    if (core::attribute* a = find_attr(c, keyval)) {
+      if (errc e = run_delete(c, *a); e != errc::success) return e;
+      a->value = value;
+      return errc::success;
+    }
+    kv->retain();
+    c->attrs.push_back({kv, value});
+    return errc::success;
+  });
+}
+
+int get_attr(const char* fn, MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
+  core::comm* c = abi::to_comm(comm);
+  if (!c) return abi::raise(fn, nullptr, errc::comm);
+  return call(fn, c, [&] {
+    if (errc e = non_null(attribute_val, "attribute_val"); e != errc::success) return e;
+    if (errc e = non_null(flag, "flag"); e != errc::success) return e;
+    if (int* v = predefined_attr(keyval)) {
+      *static_cast<int**>(attribute_val) = v;
+      *flag = 1;
+      return errc::success;
+    }
+    if (!core::keyval_find(keyval, core::keyval_kind::comm)) return errc::keyval;
+    core::attribute* a = find_attr(c, keyval);
+    *flag = a ? 1 : 0;
+    if (a) *static_cast<void**>(attribute_val) = a->value;
+    return errc::success;
+  });
+}
+
+int delete_attr(const char* fn, MPI_Comm comm, int keyval) {
+  core::comm* c = abi::to_comm(comm);
+  if (!c) return abi::raise(fn, nullptr, errc::comm);
+  return call(fn, c, [&] {
+    if (!core::keyval_find(keyval, core::keyval_kind::comm)) return errc::keyval;
+    for (auto it = c->attrs.begin(); it != c->attrs.end(); ++it) {
+      if (it->kv->id != keyval) continue;
+      if (errc e = run_delete(c, *it); e != errc::success) return e;
+      core::keyval* kv = it->kv;
+      c->attrs.erase(it);
+      kv->release();
+      return errc::success;
+    }
+    return core::error_set(errc::keyval, "no attribute with key %d on this communicator", keyval);
+  });
+}
+
+int create_keyval(const char* fn, void* copy, void* del, int* keyval, void* extra) {
+  return call(fn, nullptr, [&] {
+    if (errc e = non_null(keyval, "keyval pointer"); e != errc::success) return e;
+    return core::keyval_create(core::keyval_kind::comm, copy, del, extra, keyval);
+  });
+}
+
+int free_keyval(const char* fn, int* keyval) {
+  return call(fn, nullptr, [&] {
+    if (errc e = non_null(keyval, "keyval pointer"); e != errc::success) return e;
+    if (errc e = core::keyval_free(*keyval, core::keyval_kind::comm); e != errc::success) return e;
+    *keyval = MPI_KEYVAL_INVALID;
+    return errc::success;
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+// ---- basics ----
+
+int PMPI_Comm_size(MPI_Comm comm, int* size) {
+  core::comm* c = abi::to_comm(comm);
+  if (!c) return abi::raise("MPI_Comm_size", nullptr, errc::comm);
+  *size = c->size;
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Comm_size);
+
+int PMPI_Comm_rank(MPI_Comm comm, int* rank) {
+  core::comm* c = abi::to_comm(comm);
+  if (!c) return abi::raise("MPI_Comm_rank", nullptr, errc::comm);
+  *rank = c->rank;
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Comm_rank);
+
+int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
+  core::comm* a = abi::to_comm(comm1);
+  if (!a) return abi::raise("MPI_Comm_compare", nullptr, errc::comm);
+  core::comm* b = abi::to_comm(comm2);
+  if (!b) return abi::raise("MPI_Comm_compare", nullptr, errc::comm);
+  return call("MPI_Comm_compare", a, [&] {
+    if (errc e = non_null(result, "result pointer"); e != errc::success) return e;
+    if (a == b) {
+      *result = MPI_IDENT;
+      return errc::success;
+    }
+    core::group ga, gb;
+    ga.world = a->world;
+    gb.world = b->world;
+    core::cmp_result r = core::group_compare(&ga, &gb);
+    *result = r == core::cmp_result::ident ? MPI_CONGRUENT : cmp_to_mpi(r);
+    return errc::success;
+  });
+}
+BATON_ALIAS(MPI_Comm_compare);
+
+int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
+  core::comm* c = abi::to_comm(comm);
+  if (!c) return abi::raise("MPI_Comm_test_inter", nullptr, errc::comm);
+  *flag = 0;  // no intercommunicators yet
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Comm_test_inter);
+
+int PMPI_Comm_remote_size(MPI_Comm comm, int*) {
+  core::comm* c = abi::to_comm(comm);
+  if (!c) return abi::raise("MPI_Comm_remote_size", nullptr, errc::comm);
+  (void)core::error_set(errc::comm, "%s is an intracommunicator (Baton has no intercommunicators yet)",
+                        c->name.empty() ? "the communicator" : c->name.c_str());
+  return abi::raise("MPI_Comm_remote_size", c, errc::comm);
+}
+BATON_ALIAS(MPI_Comm_remote_size);
+
+int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group*) {
+  core::comm* c = abi::to_comm(comm);
+  if (!c) return abi::raise("MPI_Comm_remote_group", nullptr, errc::comm);
+  (void)core::error_set(errc::comm, "%s is an intracommunicator (Baton has no intercommunicators yet)",
+                        c->name.empty() ? "the communicator" : c->name.c_str());
+  return abi::raise("MPI_Comm_remote_group", c, errc::comm);
+}
+BATON_ALIAS(MPI_Comm_remote_group);
+
+// ---- construction ----
+
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
+  core::comm* c = abi::to_comm(comm);
+  if (!c) return abi::raise("MPI_Comm_dup", nullptr, errc::comm);
+  return call("MPI_Comm_dup", c, [&] { return dup_common(c, nullptr, newcomm); });
+}
+BATON_ALIAS(MPI_Comm_dup);
+
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
+  core::comm* c = abi::to_comm(comm);
+  if (!c) return abi::raise("MPI_Comm_dup_with_info", nullptr, errc::comm);
+  core::info* in = abi::to_info(info);
+  if (!in) return abi::raise("MPI_Comm_dup_with_info", c, errc::info);
+  return call("MPI_Comm_dup_with_info", c, [&] { return dup_common(c, in, newcomm); });
+}
+BATON_ALIAS(MPI_Comm_dup_with_info);
+
+// MPI_Comm_idup agrees on the context at the call, exactly like MPI_Comm_dup, and returns a request
+// that is already complete. This is NOT a fully nonblocking implementation: a program in which one
+// rank blocks on a point-to-point operation that another rank only satisfies after its own
+// MPI_Comm_idup returns (e.g. rank 0: Idup; Send to 1 | rank 1: Recv from 0; Idup) deadlocks here,
+// though it is correct MPI. Programs that call Idup on every rank before waiting on anything that
+// depends on another rank's Idup behave as the standard says.
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
+  core::comm* c = abi::to_comm(comm);
+  if (!c) return abi::raise("MPI_Comm_idup", nullptr, errc::comm);
+  return call("MPI_Comm_idup", c, [&] {
+    if (errc e = non_null(request, "request pointer"); e != errc::success) return e;
+    if (errc e = dup_common(c, nullptr, newcomm); e != errc::success) return e;
+    *request = abi::to_handle(completed_request(c));
+    return errc::success;
+  });
+}
+BATON_ALIAS(MPI_Comm_idup);
+
+int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request) {
+  core::comm* c = abi::to_comm(comm);
+  if (!c) return abi::raise("MPI_Comm_idup_with_info", nullptr, errc::comm);
+  core::info* in = abi::to_info(info);
+  if (!in) return abi::raise("MPI_Comm_idup_with_info", c, errc::info);
+  return call("MPI_Comm_idup_with_info", c, [&] {
+    if (errc e = non_null(request, "request pointer"); e != errc::success) return e;
+    if (errc e = dup_common(c, in, newcomm); e != errc::success) return e;
+    *request = abi::to_handle(completed_request(c));
+    return errc::success;
+  });
+}
+BATON_ALIAS(MPI_Comm_idup_with_info);
+
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
+  core::comm* c = abi::to_comm(comm);
+  if (!c) return abi::raise("MPI_Comm_split", nullptr, errc::comm);
+  if (color < 0 && color != MPI_UNDEFINED) {
+    (void)core::error_set(errc::arg, "invalid color %d (must be non-negative or MPI_UNDEFINED)", color);
+    return abi::raise("MPI_Comm_split", c, errc::arg);
+  }
+  return call("MPI_Comm_split", c, [&] {
+    if (errc e = non_null(newcomm, "newcomm pointer"); e != errc::success) return e;
+    core::comm* n = nullptr;
+    errc e = core::comm_split(c, color, key, &n);
+    if (e == errc::success) *newcomm = abi::to_handle(n);
+    return e;
+  });
+}
+BATON_ALIAS(MPI_Comm_split);
+
+// Split types. Every rank of a Baton job shares one host (the shared-memory transport is the only
+// one), so:
+//  - MPI_COMM_TYPE_SHARED: the ranks on this host;
+//  - MPI_COMM_TYPE_HW_GUIDED: with info "mpi_hw_resource_type" = "mpi_shared_memory" as SHARED;
+//    any other or no value gives MPI_COMM_NULL (the standard's answer for an unsupported type);
+//  - MPI_COMM_TYPE_HW_UNGUIDED: the host's ranks when that is strictly smaller than comm, else
+//    MPI_COMM_NULL (no finer hardware level is known);
+//  - MPI_COMM_TYPE_RESOURCE_GUIDED: MPI_COMM_NULL (no process-set resources are known).
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
+  const char* fn = "MPI_Comm_split_type";
+  core::comm* c = abi::to_comm(comm);
+  if (!c) return abi::raise(fn, nullptr, errc::comm);
+  core::info* in = nullptr;
+  if (info != MPI_INFO_NULL) {
+    in = abi::to_info(info);
+    if (!in) return abi::raise(fn, c, errc::info);
+  }
+  if (split_type != MPI_UNDEFINED && split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_COMM_TYPE_HW_GUIDED &&
+      split_type != MPI_COMM_TYPE_HW_UNGUIDED && split_type != MPI_COMM_TYPE_RESOURCE_GUIDED) {
+    (void)core::error_set(errc::arg, "invalid split_type %d", split_type);
+    return abi::raise(fn, c, errc::arg);
+  }
+  return call(fn, c, [&] {
+    if (errc e = non_null(newcomm, "newcomm pointer"); e != errc::success) return e;
+    const core::runtime& R = core::rt();
+    int color = R.world_of_local.empty() ? 0 : R.world_of_local[0];  // one color per host
+    if (split_type == MPI_UNDEFINED || split_type == MPI_COMM_TYPE_RESOURCE_GUIDED) color = MPI_UNDEFINED;
+    if (split_type == MPI_COMM_TYPE_HW_GUIDED) {
+      const std::string* v = in ? in->find("mpi_hw_resource_type") : nullptr;
+      if (!v || *v != "mpi_shared_memory") color = MPI_UNDEFINED;
+    }
+    core::comm* n = nullptr;
+    if (errc e = core::comm_split(c, color, key, &n); e != errc::success) return e;
+    if (n && split_type == MPI_COMM_TYPE_HW_UNGUIDED && n->size == c->size) {
+      n->release();  // every member sees the same size, so all drop it together
+      n = nullptr;
+    }
+    *newcomm = abi::to_handle(n);
+    return errc::success;
+  });
+}
+BATON_ALIAS(MPI_Comm_split_type);
+
+int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
+  const char* fn = "MPI_Comm_create";
+  core::comm* c = abi::to_comm(comm);
+  if (!c) return abi::raise(fn, nullptr, errc::comm);
+  core::group* g = abi::to_group(group);
+  if (!g) return abi::raise(fn, c, errc::group);
+  return call(fn, c, [&] {
+    if (errc e = non_null(newcomm, "newcomm pointer"); e != errc::success) return e;
+    for (int w : g->world)
+      if (core::comm_rank_of_world(c, w) < 0)
+        return core::error_set(errc::group, "the group names world rank %d, which is not in the communicator", w);
+    core::comm* n = nullptr;
+    if (errc e = core::comm_create(c, g->world, &n); e != errc::success) return e;
+    *newcomm = abi::to_handle(n);
+    return errc::success;
+  });
+}
+BATON_ALIAS(MPI_Comm_create);
+
+int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
+  const char* fn = "MPI_Comm_create_group";
+  core::comm* c = abi::to_comm(comm);
+  if (!c) return abi::raise(fn, nullptr, errc::comm);
+  core::group* g = abi::to_group(group);
+  if (!g) return abi::raise(fn, c, errc::group);
+  return call(fn, c, [&] {
+    if (errc e = non_null(newcomm, "newcomm pointer"); e != errc::success) return e;
+    if (errc e = abi::check_send_tag(tag); e != errc::success) return e;
+    for (int w : g->world)
+      if (core::comm_rank_of_world(c, w) < 0)
+        return core::error_set(errc::group, "the group names world rank %d, which is not in the communicator", w);
+    if (g->rank < 0) {  // not a member: nothing to agree on
+      *newcomm = MPI_COMM_NULL;
+      return errc::success;
+    }
+    core::comm* n = nullptr;
+    if (errc e = core::comm_create_group(c, g->world, tag, &n); e != errc::success) return e;
+    *newcomm = abi::to_handle(n);
+    return errc::success;
+  });
+}
+BATON_ALIAS(MPI_Comm_create_group);
+
+int PMPI_Comm_free(MPI_Comm* comm) {
+  if (!comm) {
+    (void)core::error_set(errc::arg, "NULL communicator pointer");
+    return abi::raise("MPI_Comm_free", nullptr, errc::arg);
+  }
+  core::comm* c = abi::to_comm(*comm);
+  if (!c) return abi::raise("MPI_Comm_free", nullptr, errc::comm);
+  if (c->predefined) {
+    (void)core::error_set(errc::comm, "cannot free a predefined communicator (%s)", c->name.c_str());
+    return abi::raise("MPI_Comm_free", c, errc::comm);
+  }
+  if (errc e = delete_all(c); e != errc::success) return abi::raise("MPI_Comm_free", c, e);
+  c->magic = 0x46524545;  // the handle is dead even while pending operations keep the object
+  c->release();
+  *comm = MPI_COMM_NULL;
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Comm_free);
+
+// ---- names and info ----
+
+int PMPI_Comm_set_name(MPI_Comm comm, const char* name) {
+  core::comm* c = abi::to_comm(comm);
+  if (!c) return abi::raise("MPI_Comm_set_name", nullptr, errc::comm);
+  if (!name) {
+    (void)core::error_set(errc::arg, "NULL name");
+    return abi::raise("MPI_Comm_set_name", c, errc::arg);
+  }
+  return call("MPI_Comm_set_name", c, [&] {
+    c->name = std::string(name).substr(0, MPI_MAX_OBJECT_NAME - 1);
+    return errc::success;
+  });
+}
+BATON_ALIAS(MPI_Comm_set_name);
+
+int PMPI_Comm_get_name(MPI_Comm comm, char* name, int* resultlen) {
+  core::comm* c = abi::to_comm(comm);
+  if (!c) return abi::raise("MPI_Comm_get_name", nullptr, errc::comm);
+  if (!name || !resultlen) {
+    (void)core::error_set(errc::arg, "NULL %s", name ? "resultlen" : "name buffer");
+    return abi::raise("MPI_Comm_get_name", c, errc::arg);
+  }
+  abi::copy_out(name, resultlen, c->name, MPI_MAX_OBJECT_NAME);
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Comm_get_name);
+
+// Hints are kept as given (Baton acts on none yet) and merged: a later MPI_Comm_set_info changes
+// only the keys it names.
+int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
+  core::comm* c = abi::to_comm(comm);
+  if (!c) return abi::raise("MPI_Comm_set_info", nullptr, errc::comm);
+  core::info* in = abi::to_info(info);
+  if (!in) return abi::raise("MPI_Comm_set_info", c, errc::info);
+  return call("MPI_Comm_set_info", c, [&] {
+    core::info merged;
+    merged.entries = c->hints;
+    for (const auto& [k, v] : in->entries)
+      if (errc e = merged.set(k, v); e != errc::success) return e;
+    c->hints = std::move(merged.entries);
+    return errc::success;
+  });
+}
+BATON_ALIAS(MPI_Comm_set_info);
+
+int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) {
+  core::comm* c = abi::to_comm(comm);
+  if (!c) return abi::raise("MPI_Comm_get_info", nullptr, errc::comm);
+  return call("MPI_Comm_get_info", c, [&] {
+    if (errc e = non_null(info_used, "info pointer"); e != errc::success) return e;
+    auto* in = new core::info;
+    in->entries = c->hints;
+    *info_used = abi::to_handle(in);
+    return errc::success;
+  });
+}
+BATON_ALIAS(MPI_Comm_get_info);
+
+// ---- attributes ----
+
+int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy_fn, MPI_Comm_delete_attr_function* delete_fn,
+                            int* keyval, void* extra_state) {
+  return create_keyval("MPI_Comm_create_keyval", reinterpret_cast<void*>(copy_fn),
+                       reinterpret_cast<void*>(delete_fn), keyval, extra_state);
+}
+BATON_ALIAS(MPI_Comm_create_keyval);
+
+int PMPI_Comm_free_keyval(int* keyval) { return free_keyval("MPI_Comm_free_keyval", keyval); }
+BATON_ALIAS(MPI_Comm_free_keyval);
+
+int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void* attribute_val) {
+  return set_attr("MPI_Comm_set_attr", comm, keyval, attribute_val);
+}
+BATON_ALIAS(MPI_Comm_set_attr);
+
+int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
+  return get_attr("MPI_Comm_get_attr", comm, keyval, attribute_val, flag);
+}
+BATON_ALIAS(MPI_Comm_get_attr);
+
+int PMPI_Comm_delete_attr(MPI_Comm comm, int keyval) { return delete_attr("MPI_Comm_delete_attr", comm, keyval); }
+BATON_ALIAS(MPI_Comm_delete_attr);
+
+// Deprecated MPI-1 names (same semantics on communicators).
+int PMPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval, void* extra_state) {
+  return create_keyval("MPI_Keyval_create", reinterpret_cast<void*>(copy_fn), reinterpret_cast<void*>(delete_fn),
+                       keyval, extra_state);
+}
+BATON_ALIAS(MPI_Keyval_create);
+
+int PMPI_Keyval_free(int* keyval) { return free_keyval("MPI_Keyval_free", keyval); }
+BATON_ALIAS(MPI_Keyval_free);
+
+int PMPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val) {
+  return set_attr("MPI_Attr_put", comm, keyval, attribute_val);
+}
+BATON_ALIAS(MPI_Attr_put);
+
+int PMPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
+  return get_attr("MPI_Attr_get", comm, keyval, attribute_val, flag);
+}
+BATON_ALIAS(MPI_Attr_get);
+
+int PMPI_Attr_delete(MPI_Comm comm, int keyval) { return delete_attr("MPI_Attr_delete", comm, keyval); }
+BATON_ALIAS(MPI_Attr_delete);
+
+}  // extern "C"

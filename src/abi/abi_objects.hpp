@@ -1,0 +1,25 @@
+// Handle conversion for groups and info objects (defined in abi_group.cpp and abi_info.cpp), shared
+// with the communicator entry points (abi_comm.cpp).
+#pragma once
+
+#include <mpi.h>
+
+#include <string>
+
+#include "core/group.hpp"
+#include "core/info.hpp"
+
+namespace baton::abi {
+
+// nullptr (with error_set, errc::group) for MPI_GROUP_NULL, freed or garbage handles.
+core::group* to_group(MPI_Group h);
+MPI_Group to_handle(core::group* g);
+
+// nullptr (with error_set, errc::info) for MPI_INFO_NULL, freed or garbage handles.
+core::info* to_info(MPI_Info h);
+MPI_Info to_handle(core::info* i);
+
+// Copies `s` into a C buffer of `max` bytes (NUL-terminated, truncated if needed).
+void copy_out(char* out, int* len, const std::string& s, size_t max);
+
+}  // namespace baton::abi
