@@ -18,6 +18,7 @@
 #include "core/comm.hpp"
 #include "core/datatype.hpp"
 #include "core/error.hpp"
+#include "core/op.hpp"
 #include "core/request.hpp"
 #include "core/runtime.hpp"
 
@@ -39,6 +40,10 @@ inline int to_mpi(errc e) { return static_cast<int>(e); }
 core::comm* to_comm(MPI_Comm h);  // nullptr (with error_set) if invalid or MPI_COMM_NULL
 MPI_Comm to_handle(core::comm* c);
 const core::datatype* to_type(MPI_Datatype h);  // nullptr (with error_set) if invalid
+// Derived datatype handles held by the user (abi_datatype.cpp): a code that hands a new derived
+// type to the user registers it once per handle; to_type() refuses unregistered addresses.
+void type_register(const core::datatype* t);
+bool type_registered(const core::datatype* t);
 inline MPI_Datatype to_handle(const core::datatype* t) {
   return t->is_predefined() ? reinterpret_cast<MPI_Datatype>(static_cast<uintptr_t>(t->abi_code()))
                             : reinterpret_cast<MPI_Datatype>(const_cast<core::datatype*>(t));
@@ -52,6 +57,12 @@ inline MPI_Request to_handle(core::request* r) { return reinterpret_cast<MPI_Req
 errc check_request(MPI_Request h, core::request** out);
 core::errhandler* to_errhandler(MPI_Errhandler h);
 MPI_Errhandler to_handle(core::errhandler* e);
+// Reduction ops (abi_op.cpp): nullptr (with error_set, errc::op) for MPI_OP_NULL, freed or unknown.
+const core::op* to_op(MPI_Op h);
+MPI_Op to_handle(const core::op* o);
+// Whether `o` applies to `t`'s basic elements (errc::op with a message if not); *kind gets the
+// element kind op_apply takes (count * t.basic_count() elements of it per count of t).
+errc check_op_type(const core::op& o, const core::datatype& t, core::elem_kind* kind);
 
 // ---- argument checks (each sets a clear message) ----
 errc check_init(const char* fn);

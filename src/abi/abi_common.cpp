@@ -63,7 +63,12 @@ const core::datatype* to_type(MPI_Datatype h) {
     if (!t) (void)core::error_set(errc::type, "invalid datatype handle %p", static_cast<void*>(h));
     return t;
   }
-  return reinterpret_cast<const core::datatype*>(h);
+  const auto* t = reinterpret_cast<const core::datatype*>(h);
+  if (!type_registered(t)) {
+    (void)core::error_set(errc::type, "invalid datatype handle %p (freed or never created)", static_cast<void*>(h));
+    return nullptr;
+  }
+  return t;
 }
 
 errc check_request(MPI_Request h, core::request** out) {

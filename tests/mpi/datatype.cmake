@@ -1,0 +1,14 @@
+# Datatype and reduction-op test programs (included by tests/mpi/CMakeLists.txt). Each checks
+# locally, agrees on PASS/FAIL at the end with point-to-point only (mpitest.h) and exits non-zero
+# on failure.
+
+# every constructor (int and _c forms) against a hand-computed type map: size, extents, the bytes
+# MPI_Pack writes and MPI_Unpack restores, rebuilt from envelope/contents; names, match_size,
+# value_index, addresses, Pack/Unpack, external32 byte order; error classes (free of a predefined
+# type, freed and made-up handles, uncommitted types, negative counts, truncation)
+add_mpi_test(NAME datatype_constructors SOURCES datatype_constructors.c NP 1 2 TIMEOUT 60 LABELS datatype)
+
+# vector/indexed/struct/subarray messages around a ring and to self, eager and 1.5 MB, received
+# typed, as MPI_PACKED and as contiguous basic elements; types freed between Isend/Irecv and the
+# wait; Get_count/Get_elements on messages that end inside a receive element
+add_mpi_test(NAME datatype_comm SOURCES datatype_comm.c NP 1 2 3 4 TIMEOUT 60 LABELS datatype)
