@@ -12,3 +12,8 @@ add_mpi_test(NAME datatype_constructors SOURCES datatype_constructors.c NP 1 2 T
 # typed, as MPI_PACKED and as contiguous basic elements; types freed between Isend/Irecv and the
 # wait; Get_count/Get_elements on messages that end inside a receive element
 add_mpi_test(NAME datatype_comm SOURCES datatype_comm.c NP 1 2 3 4 TIMEOUT 60 LABELS datatype)
+
+# MPI_Reduce_local with every predefined op class on predefined, strided and padded-pair derived
+# types; user ops (commutative or not, int and _c forms, operand order, datatype handle and count
+# they receive), a user op freed right after use; Op_commutative; MPI_ERR_OP/TYPE/COUNT cases
+add_mpi_test(NAME op_reduce_local SOURCES op_reduce_local.c NP 1 TIMEOUT 60 LABELS datatype op)
