@@ -58,6 +58,7 @@ class request {
 
   // Point-to-point arguments (also the persistent request's saved arguments).
   comm* c = nullptr;
+  uint32_t ctx = 0;  // matching context: c->ctx for user traffic, c->ctx + 1 for collectives
   int peer = 0;  // destination (send) or source (recv), rank in c; may be a wildcard
   int tag = 0;
   void* buf = nullptr;
@@ -78,6 +79,10 @@ class request {
 
   const request_ops* ops = nullptr;  // non-p2p kinds
   void* ext = nullptr;               // kind-specific state
+  // Internal requests (collective schedule steps): called by the engine instead of marking the
+  // request complete for a waiter. The callee owns the request from then on.
+  void (*on_complete)(request*) = nullptr;
+  uint32_t step = 0;                 // schedule step this request carries
 
   bool is_complete() const { return complete.load(std::memory_order_acquire); }
   void mark_complete() { complete.store(true, std::memory_order_release); }

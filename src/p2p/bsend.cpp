@@ -109,6 +109,7 @@ errc bsend_start(const void* buf, int64_t count, const datatype* dt, int dest, i
   r->dt = core::predefined_datatype(0x247);  // MPI_BYTE
   r->c = c;
   c->retain();
+  r->ctx = c->ctx;
   r->peer = dest;
   r->tag = tag;
   r->mode = core::send_mode::standard;

@@ -118,7 +118,7 @@ bool emit(peer_state& p, out_item& it) {
     if (!h) return false;
     h->type = pkt_rts;
     h->flags = (r->dt->is_contiguous() ? flag_cma : 0);
-    h->ctx = r->c->ctx;
+    h->ctx = r->ctx;
     h->src = r->c->rank;
     h->tag = r->tag;
     h->frag_len = 0;
@@ -137,7 +137,7 @@ bool emit(peer_state& p, out_item& it) {
     size_t n = std::min<uint64_t>(cap, r->total - r->done);
     h->type = r->done == 0 ? pkt_eager : pkt_cont;
     h->flags = r->mode == send_mode::synchronous ? flag_sync : 0;
-    h->ctx = r->c->ctx;
+    h->ctx = r->ctx;
     h->src = r->c->rank;
     h->tag = r->tag;
     h->frag_len = static_cast<uint32_t>(n);
@@ -481,7 +481,7 @@ void shm_disarm() { eng().seg.area(eng().me_local).sleeping.fetch_sub(1, std::me
 
 // Send to oneself: match directly against the posted queue.
 void self_send(request* r) {
-  match_ctx& m = ctx_of(r->c->ctx);
+  match_ctx& m = ctx_of(r->ctx);
   if (request* rr = m.find_posted(r->c->rank, r->tag)) {
     m.unpost(rr);
     rr->proto &= ~proto_posted;
@@ -497,7 +497,7 @@ void self_send(request* r) {
   auto* u = new unexpected;
   u->src = r->c->rank;
   u->tag = r->tag;
-  u->ctx = r->c->ctx;
+  u->ctx = r->ctx;
   u->len = r->total;
   if (r->mode != send_mode::synchronous && r->total <= eng().eager_max) {
     u->kind = uq_kind::eager;
@@ -559,7 +559,7 @@ void start_recv(request* r) {
     return;
   }
   r->total = static_cast<uint64_t>(r->count) * static_cast<uint64_t>(r->dt->size());
-  match_ctx& m = ctx_of(r->c->ctx);
+  match_ctx& m = ctx_of(r->ctx);
   if (unexpected* u = m.find_uq(r->peer, r->tag)) {
     m.remove_uq(u);
     deliver_unexpected(r, u);
@@ -578,6 +578,7 @@ request* make_p2p(core::req_kind kind, const void* buf, int64_t count, const dat
   const_cast<datatype*>(dt)->retain();
   r->c = c;
   c->retain();
+  r->ctx = c->ctx;
   r->peer = peer;
   r->tag = tag;
   return r;
@@ -600,6 +601,11 @@ void complete_request(request* r) {
   if (r->bsend_block) {
     bsend_release(r->bsend_block);
     r->bsend_block = nullptr;
+  }
+  if (r->on_complete) {
+    r->mark_complete();
+    r->on_complete(r);  // internal request: its owner takes it from here
+    return;
   }
   if (r->user_freed) {
     // MPI_Request_free was called while pending: nobody will retire it.
@@ -770,6 +776,7 @@ errc send(const void* buf, int64_t count, const datatype* dt, int dest, int tag,
   r.count = count;
   r.dt = dt;
   r.c = c;
+  r.ctx = c->ctx;
   r.peer = dest;
   r.tag = tag;
   r.mode = mode;
@@ -787,6 +794,7 @@ errc recv(void* buf, int64_t count, const datatype* dt, int source, int tag, com
   r.count = count;
   r.dt = dt;
   r.c = c;
+  r.ctx = c->ctx;
   r.peer = source;
   r.tag = tag;
   r.active = true;
@@ -931,7 +939,7 @@ errc cancel(request* r) {
   core::engine_guard g;
   if (r->kind != core::req_kind::recv) return errc::success;  // sends are not cancelled
   if (r->is_complete() || !(r->proto & proto_posted)) return errc::success;
-  ctx_of(r->c->ctx).unpost(r);
+  ctx_of(r->ctx).unpost(r);
   r->proto &= ~proto_posted;
   r->status.cancelled = true;
   r->status.source = any_source;
@@ -951,4 +959,30 @@ void flush() {
   // to answer a rendezvous or to emit queued acknowledgements.
   core::progress_wait(g, [] { return eng().active_peers.empty() && eng().pending_sends == 0; });
 }
+}  // namespace baton::p2p
+
+namespace baton::p2p {
+
+request* start_internal(core::req_kind kind, void* buf, int64_t count, const datatype* dt, int peer, int tag, comm* c,
+                        uint32_t ctx, void (*on_complete)(request*), void* owner, uint32_t step) {
+  request* r = core::request_new(kind);
+  r->buf = buf;
+  r->count = count;
+  r->dt = dt;
+  r->c = c;
+  r->ctx = ctx;
+  r->peer = peer;
+  r->tag = tag;
+  r->active = true;
+  r->on_complete = on_complete;
+  r->ext = owner;
+  r->step = step;
+  if (kind == core::req_kind::send) {
+    start_send(r);
+  } else {
+    start_recv(r);
+  }
+  return r;
+}
+
 }  // namespace baton::p2p

@@ -93,3 +93,11 @@ namespace baton::p2p {
 // Drives progress until every queued emission (acknowledgements, buffered sends) has left.
 void flush();
 }  // namespace baton::p2p
+
+namespace baton::p2p {
+// For the collective engine (engine lock held): starts a send or receive on matching context `ctx`
+// that takes no references and, when it completes, calls on_complete(r) instead of waiting for a
+// completion call; the callee then owns r (request_delete it). r->ext = owner, r->step = step.
+request* start_internal(core::req_kind kind, void* buf, int64_t count, const datatype* dt, int peer, int tag, comm* c,
+                        uint32_t ctx, void (*on_complete)(request*), void* owner, uint32_t step);
+}  // namespace baton::p2p

@@ -1,0 +1,178 @@
+// Collective operations (MPI-4.1 chapter 6 and 7.12): blocking and nonblocking forms over the
+// schedule engine (src/coll/). Collectives present so far: barrier, bcast, reduce, allreduce.
+#include "abi/abi.hpp"
+#include "coll/coll.hpp"
+
+using namespace baton;
+using abi::call;
+using core::errc;
+
+namespace {
+
+errc check_comm(const char* fn, MPI_Comm comm, core::comm** c) {
+  if (errc e = abi::check_init(fn); e != errc::success) return e;
+  *c = abi::to_comm(comm);
+  return *c ? errc::success : errc::comm;
+}
+
+errc check_data(const void* buf, int64_t count, MPI_Datatype type, const core::datatype** t) {
+  if (errc e = abi::check_count(count); e != errc::success) return e;
+  *t = abi::to_type(type);
+  if (errc e = abi::check_type(*t); e != errc::success) return e;
+  if (buf != MPI_IN_PLACE) return abi::check_buffer(buf, count, *t);
+  return errc::success;
+}
+
+errc check_root(const core::comm* c, int root) {
+  if (root < 0 || root >= c->size)
+    return core::error_set(errc::root, "invalid root %d: the communicator has %d ranks", root, c->size);
+  return errc::success;
+}
+
+errc check_reduction(MPI_Op op, const core::datatype* t, const core::op** o) {
+  *o = abi::to_op(op);
+  if (!*o) return errc::op;
+  core::elem_kind k;
+  if ((*o)->is_predefined()) return abi::check_op_type(**o, *t, &k);
+  return errc::success;
+}
+
+// Runs a collective blocking (request == nullptr) or nonblocking.
+int launch(const char* fn, const coll::coll_args& a, MPI_Request* request) {
+  return call(fn, a.c, [&] {
+    if (!request) return coll::run_blocking(a);
+    core::request* r = nullptr;
+    errc e = coll::start(a, true, &r);
+    if (e == errc::success) *request = abi::to_handle(r);
+    return e;
+  });
+}
+
+int barrier_impl(const char* fn, MPI_Comm comm, MPI_Request* request) {
+  core::comm* c = nullptr;
+  if (errc e = check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
+  coll::coll_args a;
+  a.kind = coll::coll_kind::barrier;
+  a.c = c;
+  return launch(fn, a, request);
+}
+
+int bcast_impl(const char* fn, void* buf, int64_t count, MPI_Datatype type, int root, MPI_Comm comm,
+               MPI_Request* request) {
+  core::comm* c = nullptr;
+  const core::datatype* t = nullptr;
+  if (errc e = check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = check_data(buf, count, type, &t); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = check_root(c, root); e != errc::success) return abi::raise(fn, c, e);
+  coll::coll_args a;
+  a.kind = coll::coll_kind::bcast;
+  a.c = c;
+  a.recvbuf = buf;
+  a.count = count;
+  a.type = t;
+  a.root = root;
+  return launch(fn, a, request);
+}
+
+int reduce_impl(const char* fn, bool all, const void* sendbuf, void* recvbuf, int64_t count, MPI_Datatype type,
+                MPI_Op op, int root, MPI_Comm comm, MPI_Request* request) {
+  core::comm* c = nullptr;
+  const core::datatype* t = nullptr;
+  const core::op* o = nullptr;
+  if (errc e = check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = check_data(sendbuf, count, type, &t); e != errc::success) return abi::raise(fn, c, e);
+  if (!all) {
+    if (errc e = check_root(c, root); e != errc::success) return abi::raise(fn, c, e);
+  }
+  if (errc e = check_reduction(op, t, &o); e != errc::success) return abi::raise(fn, c, e);
+  const bool receives = all || c->rank == root;
+  if (sendbuf == MPI_IN_PLACE && !receives) {
+    (void)core::error_set(errc::buffer, "MPI_IN_PLACE is only valid at the root of a reduce");
+    return abi::raise(fn, c, errc::buffer);
+  }
+  if (receives && sendbuf != MPI_IN_PLACE && sendbuf == recvbuf && count > 0) {
+    (void)core::error_set(errc::buffer, "send and receive buffers are the same: use MPI_IN_PLACE");
+    return abi::raise(fn, c, errc::buffer);
+  }
+  coll::coll_args a;
+  a.kind = all ? coll::coll_kind::allreduce : coll::coll_kind::reduce;
+  a.c = c;
+  a.in_place = sendbuf == MPI_IN_PLACE;
+  a.sendbuf = a.in_place ? nullptr : sendbuf;
+  a.recvbuf = recvbuf;
+  a.count = count;
+  a.type = t;
+  a.op = o;
+  a.root = all ? 0 : root;
+  return launch(fn, a, request);
+}
+
+}  // namespace
+
+extern "C" {
+
+int PMPI_Barrier(MPI_Comm comm) { return barrier_impl("MPI_Barrier", comm, nullptr); }
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) { return barrier_impl("MPI_Ibarrier", comm, request); }
+BATON_ALIAS(MPI_Barrier);
+BATON_ALIAS(MPI_Ibarrier);
+
+int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+  return bcast_impl("MPI_Bcast", buffer, count, datatype, root, comm, nullptr);
+}
+int PMPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+  return bcast_impl("MPI_Bcast_c", buffer, count, datatype, root, comm, nullptr);
+}
+int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request) {
+  return bcast_impl("MPI_Ibcast", buffer, count, datatype, root, comm, request);
+}
+int PMPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                  MPI_Request* request) {
+  return bcast_impl("MPI_Ibcast_c", buffer, count, datatype, root, comm, request);
+}
+BATON_ALIAS(MPI_Bcast);
+BATON_ALIAS(MPI_Bcast_c);
+BATON_ALIAS(MPI_Ibcast);
+BATON_ALIAS(MPI_Ibcast_c);
+
+int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                MPI_Comm comm) {
+  return reduce_impl("MPI_Reduce", false, sendbuf, recvbuf, count, datatype, op, root, comm, nullptr);
+}
+int PMPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root,
+                  MPI_Comm comm) {
+  return reduce_impl("MPI_Reduce_c", false, sendbuf, recvbuf, count, datatype, op, root, comm, nullptr);
+}
+int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                 MPI_Comm comm, MPI_Request* request) {
+  return reduce_impl("MPI_Ireduce", false, sendbuf, recvbuf, count, datatype, op, root, comm, request);
+}
+int PMPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root,
+                   MPI_Comm comm, MPI_Request* request) {
+  return reduce_impl("MPI_Ireduce_c", false, sendbuf, recvbuf, count, datatype, op, root, comm, request);
+}
+BATON_ALIAS(MPI_Reduce);
+BATON_ALIAS(MPI_Reduce_c);
+BATON_ALIAS(MPI_Ireduce);
+BATON_ALIAS(MPI_Ireduce_c);
+
+int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return reduce_impl("MPI_Allreduce", true, sendbuf, recvbuf, count, datatype, op, 0, comm, nullptr);
+}
+int PMPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                     MPI_Comm comm) {
+  return reduce_impl("MPI_Allreduce_c", true, sendbuf, recvbuf, count, datatype, op, 0, comm, nullptr);
+}
+int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                    MPI_Request* request) {
+  return reduce_impl("MPI_Iallreduce", true, sendbuf, recvbuf, count, datatype, op, 0, comm, request);
+}
+int PMPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                      MPI_Comm comm, MPI_Request* request) {
+  return reduce_impl("MPI_Iallreduce_c", true, sendbuf, recvbuf, count, datatype, op, 0, comm, request);
+}
+BATON_ALIAS(MPI_Allreduce);
+BATON_ALIAS(MPI_Allreduce_c);
+BATON_ALIAS(MPI_Iallreduce);
+BATON_ALIAS(MPI_Iallreduce_c);
+
+}  // extern "C"

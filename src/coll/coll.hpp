@@ -1,0 +1,72 @@
+// Collective operations over the schedule engine.
+//
+// Every collective (blocking or not) builds a plan with the algorithm the registry selects
+// (src/coll/algorithms.def: one line per algorithm), and runs it. A blocking collective is the
+// nonblocking one plus a wait, on a separate tag space, so the two never match.
+#pragma once
+
+#include <cstdint>
+
+#include "coll/schedule.hpp"
+#include "core/error.hpp"
+#include "core/request.hpp"
+
+namespace baton::core {
+class comm;
+class datatype;
+class op;
+}  // namespace baton::core
+
+namespace baton::coll {
+
+enum class coll_kind : uint8_t {
+#define BATON_COLLECTIVE(name) name,
+#include "coll/collectives.def"
+#undef BATON_COLLECTIVE
+  count_
+};
+const char* coll_name(coll_kind k);
+
+// Arguments of one collective call, as the algorithms see them.
+struct coll_args {
+  coll_kind kind = coll_kind::barrier;
+  core::comm* c = nullptr;
+  const void* sendbuf = nullptr;
+  void* recvbuf = nullptr;
+  bool in_place = false;           // MPI_IN_PLACE was given
+  int64_t count = 0;               // elements of `type` (per rank where the collective says so)
+  const core::datatype* type = nullptr;
+  int64_t rcount = 0;              // receive side, when it differs (gather, scatter, ...)
+  const core::datatype* rtype = nullptr;
+  const core::op* op = nullptr;
+  int root = 0;
+};
+
+// Plan builder of one algorithm. Returns errc on an impossible combination.
+using build_fn = errc (*)(const coll_args& a, builder& b);
+// Whether the algorithm can run these arguments at all.
+using usable_fn = bool (*)(const coll_args& a);
+
+struct algorithm {
+  coll_kind kind;
+  const char* name;
+  build_fn build;
+  usable_fn usable;
+  usable_fn preferred;  // selection: the first preferred usable algorithm wins, else the first usable
+};
+
+// The registry (from algorithms.def).
+const algorithm* algorithms_begin();
+const algorithm* algorithms_end();
+// The algorithm to use: BATON_<COLL>_ALGORITHM=<name> overrides when usable.
+const algorithm* select(const coll_args& a);
+
+// Starts a collective: builds the plan and runs it. `nonblocking` picks the tag space.
+[[nodiscard]] errc start(const coll_args& a, bool nonblocking, core::request** out);
+// Blocking form: start + wait; returns the collective's error.
+[[nodiscard]] errc run_blocking(const coll_args& a);
+
+// Helpers for algorithms.
+inline int64_t extent_bytes(const core::datatype* t, int64_t count);
+
+}  // namespace baton::coll

@@ -1,0 +1,125 @@
+// Collective schedules: typed plans of point-to-point and local steps with dependencies, and the
+// one executor that runs any of them.
+//
+// A plan is immutable once built: steps (send, recv, reduce, copy) that name their buffers as
+// slots plus byte offsets (user send buffer, user receive buffer, temporaries), the element count
+// and datatype they move, and the steps they depend on. The same plan can be run many times (a
+// schedule cache, a persistent collective), each run with its own small state: the slot base
+// addresses, one counter per step, and the requests in flight.
+//
+// Execution is event driven: a step starts when its dependency counter reaches zero; a
+// point-to-point step's completion callback queues its run; the collective poller then retires
+// the completed steps and starts their successors. Work per poll scales with the events that
+// happened, not with the number of pending collectives.
+//
+// Matching: collective traffic travels on the communicator's collective context (ctx + 1). The
+// tag of a message is (blocking/nonblocking bit | sequence number of the collective | ordinal of
+// the message between this pair of ranks in the plan), so messages of different collectives never
+// match, and messages of one collective between two ranks match in plan order whatever order the
+// executor starts them in.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/request.hpp"
+
+namespace baton::core {
+class comm;
+class datatype;
+class op;
+}  // namespace baton::core
+
+namespace baton::coll {
+
+using core::errc;
+
+// Buffer slots. Temporaries are slot_tmp + k.
+enum : uint8_t { slot_send = 0, slot_recv = 1, slot_tmp = 2, max_slots = 8 };
+
+struct buf_ref {
+  uint8_t slot = slot_send;
+  int64_t offset = 0;  // bytes from the slot's base
+};
+
+enum class step_kind : uint8_t { send, recv, reduce, copy };
+
+struct step {
+  step_kind kind = step_kind::send;
+  int32_t peer = 0;          // send/recv: rank in the communicator
+  uint32_t ordinal = 0;      // send/recv: index of this message between the pair (tag low bits)
+  buf_ref a;                 // send: source; recv: destination; reduce: in; copy: source
+  buf_ref b;                 // reduce: inout (inout = a op inout); copy: destination
+  int64_t count = 0;         // elements of `type`
+  const core::datatype* type = nullptr;
+  uint32_t dep_begin = 0, dep_end = 0;    // plan::deps[dep_begin, dep_end): steps to wait for
+  uint32_t succ_begin = 0, succ_end = 0;  // plan::succs: steps that wait for this one
+};
+
+class plan {
+ public:
+  std::vector<step> steps;
+  std::vector<uint32_t> deps;
+  std::vector<uint32_t> succs;
+  int64_t tmp_bytes[max_slots - slot_tmp] = {};  // size of each temporary slot
+  int ntmp = 0;
+  const core::op* op = nullptr;                  // reductions (retained)
+  std::vector<const core::datatype*> types;      // every datatype the steps use (retained)
+  bool commutative_order = true;
+
+  plan() = default;
+  plan(const plan&) = delete;
+  plan& operator=(const plan&) = delete;
+  ~plan();
+};
+
+// Appends steps to a plan. Algorithms use it; `finish()` computes successors and ordinals.
+class builder {
+ public:
+  explicit builder(plan& p) : p_(p) {}
+
+  // Each returns the new step's index. `after` lists the steps it depends on.
+  uint32_t send(int peer, buf_ref src, int64_t count, const core::datatype* t, std::initializer_list<uint32_t> after = {});
+  uint32_t recv(int peer, buf_ref dst, int64_t count, const core::datatype* t, std::initializer_list<uint32_t> after = {});
+  uint32_t reduce(buf_ref in, buf_ref inout, int64_t count, const core::datatype* t,
+                  std::initializer_list<uint32_t> after = {});
+  uint32_t copy(buf_ref src, buf_ref dst, int64_t count, const core::datatype* t,
+                std::initializer_list<uint32_t> after = {});
+  // Variants taking a dependency vector.
+  uint32_t add(step s, const std::vector<uint32_t>& after);
+
+  // Declares temporary slot k of `bytes` bytes; returns its slot number.
+  uint8_t temp(int64_t bytes);
+  void set_op(const core::op* op);
+
+  void finish();
+  uint32_t size() const { return static_cast<uint32_t>(p_.steps.size()); }
+
+ private:
+  plan& p_;
+};
+
+// One execution of a plan.
+struct run;
+
+// Starts running `p` on communicator c with the given user buffers; `seq_tag` is the tag prefix
+// (blocking bit and sequence number already in place). The returned request is a collective
+// request (refuses MPI_Request_free / MPI_Cancel) that completes when every step has. The run owns
+// a reference on `p` through `shared` when given (caches); otherwise it owns `p` and deletes it.
+[[nodiscard]] errc run_start(const plan* p, bool owns_plan, core::comm* c, const void* sendbuf, void* recvbuf,
+                             int tag_prefix, core::request** out);
+
+// Collective tag layout (31 bits): bit 30 nonblocking, bits 12..29 sequence, bits 0..11 ordinal.
+inline int make_tag_prefix(uint64_t seq, bool nonblocking) {
+  return (nonblocking ? (1 << 30) : 0) | static_cast<int>((seq & 0x3ffff) << 12);
+}
+
+// Registers the collective poller with the progress engine (once).
+void schedule_init();
+
+// Number of collective runs in flight and the bytes they hold (for MPIX_ICOLL_MAX_OUTSTANDING
+// and memory reporting).
+uint64_t runs_in_flight();
+
+}  // namespace baton::coll
