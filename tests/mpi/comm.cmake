@@ -3,3 +3,8 @@
 
 # every group constructor, compare and translate against hand-computed member lists; error classes
 add_mpi_test(NAME group_ops SOURCES group_ops.c NP 1 2 3 4 8 TIMEOUT 60 LABELS comm)
+
+# split (colors, keys, MPI_UNDEFINED), split_type (shared, hw_guided, hw_unguided, undefined),
+# create (one group, disjoint groups), create_group (concurrent disjoint groups, subset, reversed),
+# dup / dup_with_info / idup / idup_with_info, compare, names, info hints; rings check rank order
+add_mpi_test(NAME comm_create SOURCES comm_create.c NP 1 2 3 4 8 TIMEOUT 60 LABELS comm)
