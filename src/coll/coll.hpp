@@ -40,6 +40,15 @@ struct coll_args {
   const core::datatype* rtype = nullptr;
   const core::op* op = nullptr;
   int root = 0;
+  // Vector forms (gatherv, scatterv, allgatherv, alltoallv/w, reduce_scatter): per-rank counts
+  // and displacements (in elements of the side's type; in bytes for alltoallw), and per-rank
+  // types (alltoallw). Only valid while the plan is built: algorithms copy what they need.
+  const int64_t* scounts = nullptr;
+  const int64_t* sdispls = nullptr;
+  const int64_t* rcounts = nullptr;
+  const int64_t* rdispls = nullptr;
+  const core::datatype* const* stypes = nullptr;
+  const core::datatype* const* rtypes = nullptr;
 };
 
 // Plan builder of one algorithm. Returns errc on an impossible combination.
