@@ -10,7 +10,8 @@ add_mpi_test(NAME datatype_constructors SOURCES datatype_constructors.c NP 1 2 T
 
 # vector/indexed/struct/subarray messages around a ring and to self, eager and 1.5 MB, received
 # typed, as MPI_PACKED and as contiguous basic elements; types freed between Isend/Irecv and the
-# wait; Get_count/Get_elements on messages that end inside a receive element
+# wait, and between Send_init/Recv_init and two Startall rounds; Get_count/Get_elements on
+# messages that end inside a receive element
 add_mpi_test(NAME datatype_comm SOURCES datatype_comm.c NP 1 2 3 4 TIMEOUT 60 LABELS datatype)
 
 # MPI_Reduce_local with every predefined op class on predefined, strided and padded-pair derived

@@ -3,7 +3,7 @@
  * 1 MB (rendezvous), received with the same type, with MPI_PACKED, with the matching contiguous
  * basic type, and sent as MPI_PACKED to a typed receive. Receive buffers start filled with a
  * sentinel: exactly the bytes of the type map must change. A datatype freed right after
- * MPI_Isend/MPI_Irecv (before the wait) must still work. Get_count/Get_elements on messages that
+ * MPI_Isend/MPI_Irecv (before the wait), or after MPI_Send_init/MPI_Recv_init, must still work. Get_count/Get_elements on messages that
  * end inside an element of the receive type. */
 #include "mpitest.h"
 
@@ -154,6 +154,27 @@ static void run_case(const struct tcase* c, int ci, int count)
         CHECK_MPI(MPI_Type_free(&ds));
         CHECK_MPI(MPI_Waitall(2, rq, st));
         CHECK(memcmp(rbuf, want, span) == 0, "%s x %d: freed-before-wait receive differs", c->name, count);
+    }
+
+    /* G: persistent requests outlive their freed types across several starts */
+    {
+        MPI_Datatype ds, dr;
+        CHECK_MPI(MPI_Type_dup(c->t, &ds));
+        CHECK_MPI(MPI_Type_dup(c->t, &dr));
+        CHECK_MPI(MPI_Type_commit(&ds));
+        CHECK_MPI(MPI_Type_commit(&dr));
+        CHECK_MPI(MPI_Recv_init(rbuf, count, dr, src, ci, MPI_COMM_WORLD, &rq[0]));
+        CHECK_MPI(MPI_Send_init(sbuf, count, ds, dest, ci, MPI_COMM_WORLD, &rq[1]));
+        CHECK_MPI(MPI_Type_free(&dr));
+        CHECK_MPI(MPI_Type_free(&ds));
+        for (int it = 0; it < 2; it++) {
+            memset(rbuf, SENTINEL, span);
+            CHECK_MPI(MPI_Startall(2, rq));
+            CHECK_MPI(MPI_Waitall(2, rq, st));
+            CHECK(memcmp(rbuf, want, span) == 0, "%s x %d: persistent receive %d differs", c->name, count, it);
+        }
+        CHECK_MPI(MPI_Request_free(&rq[0]));
+        CHECK_MPI(MPI_Request_free(&rq[1]));
     }
 
     /* F: to self, blocking receive after the send started */
