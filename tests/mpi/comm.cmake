@@ -8,3 +8,8 @@ add_mpi_test(NAME group_ops SOURCES group_ops.c NP 1 2 3 4 8 TIMEOUT 60 LABELS c
 # create (one group, disjoint groups), create_group (concurrent disjoint groups, subset, reversed),
 # dup / dup_with_info / idup / idup_with_info, compare, names, info hints; rings check rank order
 add_mpi_test(NAME comm_create SOURCES comm_create.c NP 1 2 3 4 8 TIMEOUT 60 LABELS comm)
+
+# attribute copy/delete callbacks at dup, replace, delete_attr and free (order, values,
+# extra_state), predefined callbacks, keyval freed while attached, failing callbacks,
+# predefined keys, deprecated MPI-1 names, keyvals clear of the predefined ranges
+add_mpi_test(NAME attr_callbacks SOURCES attr_callbacks.c NP 1 2 4 TIMEOUT 60 LABELS comm)
