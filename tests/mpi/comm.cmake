@@ -13,3 +13,6 @@ add_mpi_test(NAME comm_create SOURCES comm_create.c NP 1 2 3 4 8 TIMEOUT 60 LABE
 # extra_state), predefined callbacks, keyval freed while attached, failing callbacks,
 # predefined keys, deprecated MPI-1 names, keyvals clear of the predefined ranges
 add_mpi_test(NAME attr_callbacks SOURCES attr_callbacks.c NP 1 2 4 TIMEOUT 60 LABELS comm)
+
+# info objects: round trips, key order, get_string length protocol, limits, errors, MPI_INFO_ENV
+add_mpi_test(NAME info_basic SOURCES info_basic.c NP 1 2 TIMEOUT 60 LABELS comm)
