@@ -5,10 +5,12 @@
 // holds on each derived type (one per constructor call, one per handle MPI_Type_get_contents
 // returns), so to_type() refuses a freed or made-up handle with MPI_ERR_TYPE instead of crashing.
 // Every registered handle owns one core reference, so a registered type is always alive.
+#include <algorithm>
 #include <climits>
 #include <cstring>
 #include <mutex>
 #include <shared_mutex>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -44,7 +46,9 @@ bool type_unregister(const core::datatype* t) {
   return true;
 }
 
-errc null_arg(const char* what) { return core::error_set(errc::arg, "%s is NULL", what); }
+errc null_arg(const char* what) {
+  return core::error_set(errc::arg, "%s is NULL", what);
+}
 
 errc get_type(MPI_Datatype h, const core::datatype** t) {
   *t = abi::to_type(h);
@@ -118,10 +122,14 @@ int indexed_impl(const char* fn, indexed_form form, int64_t count, const int64_t
     if (errc e = abi::check_count(count); e != errc::success) return e;
     if (errc e = get_type(oldtype, &old); e != errc::success) return e;
     switch (form) {
-      case indexed_form::indexed: return core::type_indexed(count, blocklens, displs, old, out);
-      case indexed_form::hindexed: return core::type_hindexed(count, blocklens, displs, old, out);
-      case indexed_form::indexed_block: return core::type_indexed_block(count, blocklen, displs, old, out);
-      case indexed_form::hindexed_block: return core::type_hindexed_block(count, blocklen, displs, old, out);
+      case indexed_form::indexed:
+        return core::type_indexed(count, blocklens, displs, old, out);
+      case indexed_form::hindexed:
+        return core::type_hindexed(count, blocklens, displs, old, out);
+      case indexed_form::indexed_block:
+        return core::type_indexed_block(count, blocklen, displs, old, out);
+      case indexed_form::hindexed_block:
+        return core::type_hindexed_block(count, blocklen, displs, old, out);
     }
     return errc::intern;
   });
@@ -136,8 +144,8 @@ int indexed_int(const char* fn, indexed_form form, int count, const int* blockle
     if (errc e = check_array(blocklens, count, "array_of_blocklengths"); e != errc::success)
       return abi::raise(fn, nullptr, e);
   }
-  if (errc e = check_array(displs_bytes ? static_cast<const void*>(displs_bytes) : displs, count,
-                           "array_of_displacements");
+  if (errc e =
+          check_array(displs_bytes ? static_cast<const void*>(displs_bytes) : displs, count, "array_of_displacements");
       e != errc::success)
     return abi::raise(fn, nullptr, e);
   std::vector<int64_t> bl, dl;
@@ -265,15 +273,15 @@ bool is_darg_index(const core::datatype& t, size_t i) {
   return i >= first && i < first + nd;
 }
 
-int contents_impl(const char* fn, MPI_Datatype datatype, int64_t max_integers, int64_t max_addresses,
-                  int64_t max_large, int64_t max_datatypes, int* integers, MPI_Aint* addresses, MPI_Count* large,
+int contents_impl(const char* fn, MPI_Datatype datatype, int64_t max_integers, int64_t max_addresses, int64_t max_large,
+                  int64_t max_datatypes, int* integers, MPI_Aint* addresses, MPI_Count* large,
                   MPI_Datatype* datatypes) {
   const core::datatype* t = nullptr;
   if (errc e = get_type(datatype, &t); e != errc::success) return abi::raise(fn, nullptr, e);
   if (t->is_predefined()) {
-    return abi::raise(fn, nullptr,
-                      core::error_set(errc::type, "%s is predefined (MPI_COMBINER_NAMED): it has no contents",
-                                      t->name().c_str()));
+    return abi::raise(
+        fn, nullptr,
+        core::error_set(errc::type, "%s is predefined (MPI_COMBINER_NAMED): it has no contents", t->name().c_str()));
   }
   const envelope v = envelope_of(*t);
   if (max_integers < v.ni || max_addresses < v.na || max_large < v.nl || max_datatypes < v.nd) {
@@ -289,8 +297,8 @@ int contents_impl(const char* fn, MPI_Datatype datatype, int64_t max_integers, i
   return call(fn, nullptr, [&] {
     const auto ints = t->contents_integers();
     for (size_t i = 0; i < ints.size(); ++i) {
-      integers[i] = is_darg_index(*t, i) && ints[i] == core::darg_default ? MPI_DISTRIBUTE_DFLT_DARG
-                                                                            : static_cast<int>(ints[i]);
+      integers[i] =
+          is_darg_index(*t, i) && ints[i] == core::darg_default ? MPI_DISTRIBUTE_DFLT_DARG : static_cast<int>(ints[i]);
     }
     const auto addrs = t->contents_addresses();
     for (size_t i = 0; i < addrs.size(); ++i) addresses[i] = static_cast<MPI_Aint>(addrs[i]);
@@ -316,8 +324,8 @@ int contents_impl(const char* fn, MPI_Datatype datatype, int64_t max_integers, i
 
 // ---- pack / unpack ----
 
-int pack_impl(const char* fn, const void* inbuf, int64_t incount, MPI_Datatype datatype, void* outbuf,
-              int64_t outsize, int64_t* position, MPI_Comm comm) {
+int pack_impl(const char* fn, const void* inbuf, int64_t incount, MPI_Datatype datatype, void* outbuf, int64_t outsize,
+              int64_t* position, MPI_Comm comm) {
   core::comm* c = abi::to_comm(comm);
   if (!c) return abi::raise(fn, nullptr, errc::comm);
   const core::datatype* t = abi::to_type(datatype);
@@ -361,11 +369,11 @@ int unpack_impl(const char* fn, const void* inbuf, int64_t insize, int64_t* posi
                                       static_cast<long long>(*position), static_cast<long long>(insize)));
   }
   if (insize - *position < bytes) {
-    return abi::raise(fn, c,
-                      core::error_set(errc::truncate,
-                                      "%lld elements need %lld bytes, only %lld are left after position %lld",
-                                      static_cast<long long>(outcount), static_cast<long long>(bytes),
-                                      static_cast<long long>(insize - *position), static_cast<long long>(*position)));
+    return abi::raise(
+        fn, c,
+        core::error_set(errc::truncate, "%lld elements need %lld bytes, only %lld are left after position %lld",
+                        static_cast<long long>(outcount), static_cast<long long>(bytes),
+                        static_cast<long long>(insize - *position), static_cast<long long>(*position)));
   }
   if (bytes > 0 && !inbuf) return abi::raise(fn, c, null_arg("inbuf"));
   (void)core::unpack_all(static_cast<const char*>(inbuf) + *position, outbuf, outcount, *t);
@@ -399,8 +407,7 @@ int pack_external_impl(const char* fn, const char* datarep, const void* inbuf, i
   if (errc e = abi::check_type(t); e != errc::success) return abi::raise(fn, nullptr, e);
   if (errc e = abi::check_count(incount); e != errc::success) return abi::raise(fn, nullptr, e);
   if (errc e = abi::check_buffer(inbuf, incount, t); e != errc::success) return abi::raise(fn, nullptr, e);
-  return call(fn, nullptr,
-              [&] { return core::pack_external32(inbuf, incount, *t, outbuf, outsize, position); });
+  return call(fn, nullptr, [&] { return core::pack_external32(inbuf, incount, *t, outbuf, outsize, position); });
 }
 
 int unpack_external_impl(const char* fn, const char* datarep, const void* inbuf, int64_t insize, int64_t* position,
@@ -410,8 +417,7 @@ int unpack_external_impl(const char* fn, const char* datarep, const void* inbuf,
   if (errc e = abi::check_type(t); e != errc::success) return abi::raise(fn, nullptr, e);
   if (errc e = abi::check_count(outcount); e != errc::success) return abi::raise(fn, nullptr, e);
   if (errc e = abi::check_buffer(outbuf, outcount, t); e != errc::success) return abi::raise(fn, nullptr, e);
-  return call(fn, nullptr,
-              [&] { return core::unpack_external32(inbuf, insize, position, outbuf, outcount, *t); });
+  return call(fn, nullptr, [&] { return core::unpack_external32(inbuf, insize, position, outbuf, outcount, *t); });
 }
 
 int pack_external_size_impl(const char* fn, const char* datarep, int64_t incount, MPI_Datatype datatype,
@@ -486,8 +492,7 @@ int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
                        MPI_Datatype* newtype) {
   return vector_impl("MPI_Type_vector_c", count, blocklength, stride, false, oldtype, newtype, true);
 }
-int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
-                             MPI_Datatype* newtype) {
+int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return vector_impl("MPI_Type_create_hvector", count, blocklength, stride, true, oldtype, newtype, false);
 }
 int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype,
@@ -501,13 +506,13 @@ BATON_ALIAS(MPI_Type_create_hvector_c);
 
 int PMPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[],
                       MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return indexed_int("MPI_Type_indexed", indexed_form::indexed, count, array_of_blocklengths, 0,
-                     array_of_displacements, nullptr, oldtype, newtype);
+  return indexed_int("MPI_Type_indexed", indexed_form::indexed, count, array_of_blocklengths, 0, array_of_displacements,
+                     nullptr, oldtype, newtype);
 }
 int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
                         const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return indexed_c("MPI_Type_indexed_c", indexed_form::indexed, count, array_of_blocklengths, 0,
-                   array_of_displacements, oldtype, newtype);
+  return indexed_c("MPI_Type_indexed_c", indexed_form::indexed, count, array_of_blocklengths, 0, array_of_displacements,
+                   oldtype, newtype);
 }
 int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
                               MPI_Datatype oldtype, MPI_Datatype* newtype) {
@@ -515,13 +520,12 @@ int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[], cons
                      array_of_displacements, oldtype, newtype);
 }
 int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
-                                const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
-                                MPI_Datatype* newtype) {
+                                const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return indexed_c("MPI_Type_create_hindexed_c", indexed_form::hindexed, count, array_of_blocklengths, 0,
                    array_of_displacements, oldtype, newtype);
 }
-int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
-                                   MPI_Datatype oldtype, MPI_Datatype* newtype) {
+int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype,
+                                   MPI_Datatype* newtype) {
   return indexed_int("MPI_Type_create_indexed_block", indexed_form::indexed_block, count, nullptr, blocklength,
                      array_of_displacements, nullptr, oldtype, newtype);
 }
@@ -535,9 +539,8 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint a
   return indexed_int("MPI_Type_create_hindexed_block", indexed_form::hindexed_block, count, nullptr, blocklength,
                      nullptr, array_of_displacements, oldtype, newtype);
 }
-int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
-                                      const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
-                                      MPI_Datatype* newtype) {
+int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[],
+                                      MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return indexed_c("MPI_Type_create_hindexed_block_c", indexed_form::hindexed_block, count, nullptr, blocklength,
                    array_of_displacements, oldtype, newtype);
 }
@@ -601,8 +604,8 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int a
     return abi::raise("MPI_Type_create_subarray", nullptr, core::error_set(errc::no_mem, "out of memory"));
   }
   return subarray_impl("MPI_Type_create_subarray", ndims, array_of_sizes ? sz.data() : nullptr,
-                       array_of_subsizes ? sub.data() : nullptr, array_of_starts ? st.data() : nullptr, order,
-                       oldtype, newtype, false);
+                       array_of_subsizes ? sub.data() : nullptr, array_of_starts ? st.data() : nullptr, order, oldtype,
+                       newtype, false);
 }
 int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[],
                                 const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype,
@@ -660,8 +663,8 @@ int PMPI_Type_free(MPI_Datatype* datatype) {
   const core::datatype* t = nullptr;
   if (errc e = get_type(*datatype, &t); e != errc::success) return abi::raise(fn, nullptr, e);
   if (t->is_predefined()) {
-    return abi::raise(fn, nullptr,
-                      core::error_set(errc::type, "%s is a predefined datatype and cannot be freed", t->name().c_str()));
+    return abi::raise(
+        fn, nullptr, core::error_set(errc::type, "%s is a predefined datatype and cannot be freed", t->name().c_str()));
   }
   if (!type_unregister(t)) {
     return abi::raise(fn, nullptr,
@@ -780,8 +783,7 @@ int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_
                              MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[],
                              MPI_Datatype array_of_datatypes[]) {
   return contents_impl("MPI_Type_get_contents_c", datatype, max_integers, max_addresses, max_large_counts,
-                       max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts,
-                       array_of_datatypes);
+                       max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes);
 }
 BATON_ALIAS(MPI_Type_get_contents);
 BATON_ALIAS(MPI_Type_get_contents_c);
@@ -927,8 +929,8 @@ int PMPI_Pack_external(const char* datarep, const void* inbuf, int incount, MPI_
   if (rc == MPI_SUCCESS) *position = static_cast<MPI_Aint>(pos);
   return rc;
 }
-int PMPI_Pack_external_c(const char* datarep, const void* inbuf, MPI_Count incount, MPI_Datatype datatype,
-                         void* outbuf, MPI_Count outsize, MPI_Count* position) {
+int PMPI_Pack_external_c(const char* datarep, const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf,
+                         MPI_Count outsize, MPI_Count* position) {
   if (!position) return abi::raise("MPI_Pack_external_c", nullptr, null_arg("position"));
   int64_t pos = *position;
   int rc = pack_external_impl("MPI_Pack_external_c", datarep, inbuf, incount, datatype, outbuf, outsize, &pos);
@@ -943,8 +945,8 @@ int PMPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insiz
   if (rc == MPI_SUCCESS) *position = static_cast<MPI_Aint>(pos);
   return rc;
 }
-int PMPI_Unpack_external_c(const char datarep[], const void* inbuf, MPI_Count insize, MPI_Count* position,
-                           void* outbuf, MPI_Count outcount, MPI_Datatype datatype) {
+int PMPI_Unpack_external_c(const char datarep[], const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf,
+                           MPI_Count outcount, MPI_Datatype datatype) {
   if (!position) return abi::raise("MPI_Unpack_external_c", nullptr, null_arg("position"));
   int64_t pos = *position;
   int rc = unpack_external_impl("MPI_Unpack_external_c", datarep, inbuf, insize, &pos, outbuf, outcount, datatype);

@@ -151,8 +151,9 @@ MPI_Op to_handle(const core::op* o) {
 
 errc check_op_type(const core::op& o, const core::datatype& t, core::elem_kind* kind) {
   *kind = t.basic() ? core::elem_kind_of_abi_code(t.basic()->abi_code()) : core::elem_kind::none;
-  const char* name = !t.name().empty() ? t.name().c_str() : t.basic() ? "(a derived datatype)"
-                                                                       : "(a derived datatype mixing element types)";
+  const char* name = !t.name().empty() ? t.name().c_str()
+                     : t.basic()       ? "(a derived datatype)"
+                                       : "(a derived datatype mixing element types)";
   return core::op_check(o, *kind, name);
 }
 
@@ -180,9 +181,9 @@ int PMPI_Op_free(MPI_Op* op) {
     op_registry& r = registry();
     std::unique_lock lock(r.m);
     if (r.live.erase(o) == 0) {  // another thread freed it first
-      return abi::raise(fn, nullptr,
-                        core::error_set(errc::op, "invalid op handle %p (freed or never created)",
-                                        static_cast<void*>(*op)));
+      return abi::raise(
+          fn, nullptr,
+          core::error_set(errc::op, "invalid op handle %p (freed or never created)", static_cast<void*>(*op)));
     }
   }
   // Operations in flight hold their own references.
