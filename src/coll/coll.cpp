@@ -71,7 +71,9 @@ errc start(const coll_args& a, bool nonblocking, core::request** out) {
     return e;
   }
   b.finish();
-  return run_start(p, true, a.c, a.sendbuf, a.recvbuf, make_tag_prefix(seq, nonblocking), out);
+  errc e = run_start(p, true, a.c, a.sendbuf, a.recvbuf, make_tag_prefix(seq, nonblocking), out);
+  if (nonblocking) core::progress_new_work();
+  return e;
 }
 
 errc run_blocking(const coll_args& a) {

@@ -198,6 +198,7 @@ void finish_run(run* r) {
   u->status.error = r->error;
   --g_in_flight;
   u->mark_complete();
+  if (core::rt().threaded) core::progress_kick();  // another thread may sleep waiting for it
 }
 
 // Retires completed steps and starts their successors; finishes the run when nothing is left.

@@ -1,5 +1,7 @@
 #include "core/progress.hpp"
 
+#include "core/futex.hpp"
+
 #include <time.h>
 
 #include <algorithm>
@@ -14,8 +16,12 @@ std::vector<poll_fn>& pollers() {
   static std::vector<poll_fn> v;
   return v;
 }
-sleeper g_sleeper;
 backoff_policy g_backoff;
+std::atomic<uint32_t> g_local_bell{0};
+std::atomic<uint32_t> g_local_sleepers{0};
+std::atomic<uint32_t>* g_bell = &g_local_bell;
+std::atomic<uint32_t>* g_sleepers = &g_local_sleepers;
+std::atomic<int> g_waiters{0};
 }  // namespace
 
 void progress_add_poller(poll_fn fn) {
@@ -34,8 +40,31 @@ bool progress_poll() {
   return moved;
 }
 
-void progress_set_sleeper(const sleeper& s) { g_sleeper = s; }
-const sleeper& progress_sleeper() { return g_sleeper; }
+void progress_set_doorbell(std::atomic<uint32_t>* bell, std::atomic<uint32_t>* sleepers) {
+  g_bell = bell ? bell : &g_local_bell;
+  g_sleepers = sleepers ? sleepers : &g_local_sleepers;
+}
+
+uint32_t progress_arm() {
+  g_sleepers->fetch_add(1, std::memory_order_relaxed);
+  uint32_t token = g_bell->load(std::memory_order_acquire);
+  full_fence();
+  return token;
+}
+
+void progress_sleep(uint32_t token, long timeout_ns) { futex_wait(g_bell, token, timeout_ns); }
+
+void progress_disarm() { g_sleepers->fetch_sub(1, std::memory_order_relaxed); }
+
+void progress_kick() {
+  full_fence();
+  if (g_sleepers->load(std::memory_order_relaxed)) {
+    g_bell->fetch_add(1, std::memory_order_release);
+    futex_wake(g_bell);
+  }
+}
+
+std::atomic<int>& progress_waiters() { return g_waiters; }
 backoff_policy& progress_backoff() { return g_backoff; }
 
 namespace {

@@ -9,6 +9,7 @@
 #include <sched.h>
 #include <time.h>
 
+#include <atomic>
 #include <cstdint>
 
 #include "core/runtime.hpp"
@@ -22,18 +23,31 @@ void progress_remove_poller(poll_fn fn);
 // Runs every registered poller once; true if any made progress.
 bool progress_poll();
 
-// The doorbell a sleeping rank waits on. arm() announces the sleep and returns a token; sleep()
-// blocks until the doorbell rings or the timeout passes; disarm() ends the announcement.
-struct sleeper {
-  uint32_t (*arm)() = nullptr;
-  void (*sleep)(uint32_t token, long timeout_ns) = nullptr;
-  void (*disarm)() = nullptr;
-};
-void progress_set_sleeper(const sleeper& s);
-const sleeper& progress_sleeper();
+// The doorbell a sleeping thread of this process waits on: a futex word plus a count of sleepers.
+// By default both are process-local; the shared-memory transport points them into the shared
+// segment so that other ranks ring them when they write to this rank. A thread about to sleep
+// arms (counts itself, fences), polls once more, then sleeps; whoever publishes work for it
+// fences and rings only when someone sleeps.
+void progress_set_doorbell(std::atomic<uint32_t>* bell, std::atomic<uint32_t>* sleepers);
+uint32_t progress_arm();
+void progress_sleep(uint32_t token, long timeout_ns);
+void progress_disarm();
+// Wakes the threads of this process asleep on the doorbell (new local work for the progress
+// thread, or a completion another thread waits for).
+void progress_kick();
 
-// Wake any thread of this process sleeping in progress_wait (threaded mode).
-void progress_notify_local();
+// The optional progress thread (BATON_ASYNC_PROGRESS=1): started at MPI_Init, stopped at
+// MPI_Finalize. Threads waiting in MPI count themselves so the progress thread stays out of their
+// way.
+bool progress_thread_wanted();
+bool progress_thread_active();
+// New work was started by an application thread: wake the progress thread if there is one.
+inline void progress_new_work() {
+  if (progress_thread_active()) progress_kick();
+}
+void progress_thread_start();
+void progress_thread_stop();
+std::atomic<int>& progress_waiters();
 
 // Waiting is measured in time, not polls: a poll costs anything from 10 ns to microseconds.
 struct backoff_policy {
@@ -53,6 +67,11 @@ inline uint64_t progress_now_ns() {
 // it while yielding or sleeping.
 template <class Done>
 void progress_wait(engine_guard& guard, Done done) {
+  if (done()) return;
+  struct waiter_count {
+    waiter_count() { progress_waiters().fetch_add(1, std::memory_order_relaxed); }
+    ~waiter_count() { progress_waiters().fetch_sub(1, std::memory_order_relaxed); }
+  } counted;
   const backoff_policy& b = progress_backoff();
   uint64_t idle_since = 0;  // 0: progress was made on the last poll
   unsigned polls = 0;
@@ -88,21 +107,14 @@ void progress_wait(engine_guard& guard, Done done) {
       guard.lock();
       continue;
     }
-    const sleeper& s = progress_sleeper();
-    if (!s.arm) {
-      guard.unlock();
-      sched_yield();
-      guard.lock();
-      continue;
-    }
-    uint32_t token = s.arm();
+    uint32_t token = progress_arm();
     bool late = progress_poll() || done();
     if (!late) {
       guard.unlock();
-      s.sleep(token, b.sleep_ns);
+      progress_sleep(token, b.sleep_ns);
       guard.lock();
     }
-    s.disarm();
+    progress_disarm();
     // After a sleep, go back to yielding (not spinning) before sleeping again.
     idle_since = progress_now_ns() - b.spin_ns;
   }

@@ -88,7 +88,8 @@ errc runtime_init(thread_level requested, thread_level* provided) {
     if (l >= 0 && l <= 3 && thread_level(l) < R.level) R.level = thread_level(l);
   }
   *provided = R.level;
-  R.threaded = R.level == thread_level::multiple;
+  // The progress thread calls into the engine concurrently: the engine lock is on with it.
+  R.threaded = R.level == thread_level::multiple || progress_thread_wanted();
 
   std::vector<int> world(static_cast<size_t>(R.world_size));
   for (int r = 0; r < R.world_size; ++r) world[static_cast<size_t>(r)] = r;
@@ -101,6 +102,7 @@ errc runtime_init(thread_level requested, thread_level* provided) {
 
   if (errc e = p2p::engine_init(); e != errc::success) return e;
   R.initialized.store(true);
+  if (progress_thread_wanted()) progress_thread_start();
   return errc::success;
 }
 
@@ -108,6 +110,7 @@ errc runtime_finalize() {
   runtime& R = g_rt;
   // No barrier: once this rank's own sends are complete nobody needs it any more (data in flight
   // towards it sits in the shared segment, which outlives every mapping).
+  progress_thread_stop();
   p2p::flush();
   p2p::engine_finalize();
   errc e = R.pmi.finalize();

@@ -466,19 +466,6 @@ bool shm_poll() {
   return moved;
 }
 
-// Doorbell-based sleep for the progress engine.
-uint32_t shm_arm() {
-  auto& a = eng().seg.area(eng().me_local);
-  a.sleeping.fetch_add(1, std::memory_order_relaxed);
-  uint32_t token = a.doorbell.load(std::memory_order_acquire);
-  transport::shm::full_fence();
-  return token;
-}
-void shm_sleep(uint32_t token, long timeout_ns) {
-  transport::shm::futex_wait(&eng().seg.area(eng().me_local).doorbell, token, timeout_ns);
-}
-void shm_disarm() { eng().seg.area(eng().me_local).sleeping.fetch_sub(1, std::memory_order_relaxed); }
-
 // Send to oneself: match directly against the posted queue.
 void self_send(request* r) {
   match_ctx& m = ctx_of(r->ctx);
@@ -615,6 +602,7 @@ void complete_request(request* r) {
     return;
   }
   r->mark_complete();
+  if (core::rt().threaded) core::progress_kick();  // another thread may sleep waiting for it
 }
 
 void finish_send_if_done(request* r) {
@@ -647,7 +635,8 @@ errc engine_init() {
     if (errc err = R.pmi.barrier(); err != errc::success) return err;
     if (e.me_local == 0) e.seg.unlink();
     e.shm = true;
-    core::progress_set_sleeper(core::sleeper{shm_arm, shm_sleep, shm_disarm});
+    auto& mine = e.seg.area(e.me_local);
+    core::progress_set_doorbell(&mine.doorbell, &mine.sleeping);
   }
   core::progress_add_poller(shm_poll);
   return errc::success;
@@ -656,7 +645,7 @@ errc engine_init() {
 void engine_finalize() {
   if (!g_engine) return;
   core::progress_remove_poller(shm_poll);
-  core::progress_set_sleeper(core::sleeper{});
+  core::progress_set_doorbell(nullptr, nullptr);
   g_engine->seg.close();
   for (match_ctx* m : g_engine->ctxs) {
     if (!m) continue;
@@ -684,6 +673,7 @@ errc isend(const void* buf, int64_t count, const datatype* dt, int dest, int tag
   r->active = true;
   start_send(r);
   *out = r;
+  core::progress_new_work();
   return errc::success;
 }
 
@@ -693,6 +683,7 @@ errc irecv(void* buf, int64_t count, const datatype* dt, int source, int tag, co
   r->active = true;
   start_recv(r);
   *out = r;
+  core::progress_new_work();
   return errc::success;
 }
 
@@ -715,13 +706,13 @@ errc recv_init(void* buf, int64_t count, const datatype* dt, int source, int tag
 }
 
 errc start(request* r) {
-  core::engine_guard g;
   if (r->active)
     return core::error_set(errc::request, "the persistent request is already active (started and not completed)");
   if (r->ops && r->ops->on_start) {
     r->active = true;
-    return r->ops->on_start(r);
+    return r->ops->on_start(r);  // takes the engine lock itself
   }
+  core::engine_guard g;
   r->active = true;
   if (r->kind == core::req_kind::send) {
     if (r->mode == send_mode::buffered) return errc::success;  // the ABI layer routes Bsend_init starts
@@ -729,6 +720,7 @@ errc start(request* r) {
   } else {
     start_recv(r);
   }
+  core::progress_new_work();
   return errc::success;
 }
 

@@ -1,2 +1,4 @@
 # Collective tests (included by tests/mpi/CMakeLists.txt).
 add_mpi_test(NAME coll_basic SOURCES coll_basic.c NP 1 2 3 4 5 8 TIMEOUT 90 LABELS coll)
+add_mpi_test(NAME coll_basic_async SOURCES coll_basic.c NP 2 3 4 TIMEOUT 90 LABELS coll async
+             ENV BATON_ASYNC_PROGRESS=1)

@@ -37,3 +37,10 @@ add_mpi_test(NAME pt2pt_sendrecv SOURCES pt2pt_sendrecv.c NP 1 2 3 4 8 TIMEOUT 6
 # 100,000 requests pending at once (pre-posted, unexpected, both directions); two ranks only.
 # (Open MPI 4.1 needs 70-90 s for this; MPICH about 1-3 s.)
 add_mpi_test(NAME pt2pt_manyreqs SOURCES pt2pt_manyreqs.c NP 2 TIMEOUT 60 LABELS pt2pt)
+
+# The same programs with the progress thread (BATON_ASYNC_PROGRESS=1), which turns the engine
+# lock on: a persistent buffered send used to deadlock re-taking that lock in MPI_Start.
+add_mpi_test(NAME pt2pt_persistent_async SOURCES pt2pt_persistent.c NP 1 2 4 TIMEOUT 60 LABELS pt2pt async
+             ENV BATON_ASYNC_PROGRESS=1)
+add_mpi_test(NAME pt2pt_nonblocking_async SOURCES pt2pt_nonblocking.c NP 2 3 TIMEOUT 60 LABELS pt2pt async
+             ENV BATON_ASYNC_PROGRESS=1)

@@ -105,15 +105,4 @@ void segment::close() {
   base_ = nullptr;
 }
 
-void futex_wake(std::atomic<uint32_t>* word) {
-  ::syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAKE, 1 << 30, nullptr, nullptr, 0);
-}
-
-void futex_wait(std::atomic<uint32_t>* word, uint32_t expected, long timeout_ns) {
-  struct timespec ts {
-    timeout_ns / 1000000000L, timeout_ns % 1000000000L
-  };
-  ::syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAIT, expected, &ts, nullptr, 0);
-}
-
 }  // namespace baton::transport::shm

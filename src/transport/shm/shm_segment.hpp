@@ -17,6 +17,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "core/futex.hpp"
 
 namespace baton::transport::shm {
 
@@ -100,16 +101,8 @@ class segment {
   std::string name_;
 };
 
-// futex helpers on a word in shared memory
-void futex_wake(std::atomic<uint32_t>* word);
-void futex_wait(std::atomic<uint32_t>* word, uint32_t expected, long timeout_ns);
-// Full fence, cheaper than mfence on x86.
-inline void full_fence() {
-#if defined(__x86_64__)
-  asm volatile("lock; orl $0, (%%rsp)" ::: "memory", "cc");
-#else
-  std::atomic_thread_fence(std::memory_order_seq_cst);
-#endif
-}
+using core::full_fence;
+using core::futex_wait;
+using core::futex_wake;
 
 }  // namespace baton::transport::shm
