@@ -33,4 +33,31 @@ inline buf_ref at(buf_ref base, const core::datatype* t, int64_t index) {
   return buf_ref{base.slot, base.offset + index * t->extent()};
 }
 
+// -- gather(v), scatter(v), allgather(v): selection predicates --
+
+// Bytes of one rank's block as every rank computes it alike (the side significant everywhere:
+// send at gather's non-roots, receive at its root, ...), and of the whole gathered buffer.
+inline int64_t gather_block_bytes(const coll_args& a) {
+  const bool root = a.c->rank == a.root;
+  if (a.kind == coll_kind::gather) return root ? a.rcount * a.rtype->size() : a.count * a.type->size();
+  if (a.kind == coll_kind::scatter) return root ? a.count * a.type->size() : a.rcount * a.rtype->size();
+  return a.rcount * a.rtype->size();  // allgather
+}
+inline int64_t allgather_total_bytes(const coll_args& a) {
+  if (a.kind != coll_kind::allgatherv) return a.c->size * gather_block_bytes(a);
+  int64_t total = 0;
+  for (int r = 0; r < a.c->size; ++r) total += a.rcounts[r];
+  return total * a.rtype->size();
+}
+inline bool pof2_ranks(const coll_args& a) { return (a.c->size & (a.c->size - 1)) == 0; }
+// Binomial gather/scatter for blocks up to 16 KiB (fewer messages at the root); linear above,
+// where the tree's forwarding costs more than the root's serialization.
+inline bool gather_small_block(const coll_args& a) { return gather_block_bytes(a) <= (int64_t{16} << 10); }
+// Allgather(v): recursive doubling up to 512 KiB in all when n is a power of two, Bruck up to
+// 80 KiB otherwise, the ring above.
+inline bool allgather_rd_preferred(const coll_args& a) {
+  return pof2_ranks(a) && allgather_total_bytes(a) <= (int64_t{512} << 10);
+}
+inline bool allgather_bruck_preferred(const coll_args& a) { return allgather_total_bytes(a) <= (int64_t{80} << 10); }
+
 }  // namespace baton::coll
