@@ -1,6 +1,9 @@
 // Declarations of every algorithm's build function, and helpers the algorithms share.
 #pragma once
 
+#include <algorithm>
+#include <vector>
+
 #include "coll/coll.hpp"
 #include "core/comm.hpp"
 #include "core/datatype.hpp"
@@ -31,6 +34,54 @@ inline buf_ref temp_buffer(builder& b, const core::datatype* t, int64_t count) {
 // Reference to element `index` of a slot laid out as count elements of t.
 inline buf_ref at(buf_ref base, const core::datatype* t, int64_t index) {
   return buf_ref{base.slot, base.offset + index * t->extent()};
+}
+
+// -- bcast, reduce, allreduce: element pieces and the large-message predicates --
+
+// `count` elements cut into n pieces: piece i has count/n elements, the first count%n one more.
+// Pieces may be empty (count < n); their steps move zero elements.
+inline int64_t piece_begin(int64_t count, int n, int i) {
+  return i * (count / n) + std::min<int64_t>(i, count % n);
+}
+inline int64_t piece_count(int64_t count, int n, int i) { return count / n + (i < count % n ? 1 : 0); }
+// Elements of pieces [first, last).
+inline int64_t pieces_count(int64_t count, int n, int first, int last) {
+  return piece_begin(count, n, last) - piece_begin(count, n, first);
+}
+
+// A step with a dependency vector (the builder's typed calls take initializer lists).
+inline step make_step(step_kind k, int peer, buf_ref a, buf_ref b, int64_t count, const core::datatype* t) {
+  step s;
+  s.kind = k;
+  s.peer = peer;
+  s.a = a;
+  s.b = b;
+  s.count = count;
+  s.type = t;
+  return s;
+}
+// A no-op step that completes when every step of `after` has: a join point.
+inline uint32_t join(builder& b, const std::vector<uint32_t>& after) {
+  return b.add(make_step(step_kind::copy, 0, buf_ref{}, buf_ref{}, 0, core::predefined_datatype(0x247)), after);
+}
+
+// Selection thresholds (algorithms.def says where each is used).
+inline constexpr int64_t large_message_bytes = int64_t{64} << 10;
+inline constexpr int64_t huge_message_bytes = int64_t{1} << 20;
+inline int64_t message_bytes(const coll_args& a) { return a.type ? a.count * a.type->size() : 0; }
+inline bool power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
+// At least 64 KiB and at least one element per rank.
+inline bool large_message(const coll_args& a) {
+  return message_bytes(a) >= large_message_bytes && a.count >= a.c->size;
+}
+// Broadcast of a contiguous type splits bytes, so one large element is enough.
+inline bool bcast_large(const coll_args& a) {
+  return message_bytes(a) >= large_message_bytes && (a.type->is_contiguous() || a.count >= a.c->size);
+}
+// Ring allreduce beats Rabenseifner from 1 MiB (pipelined, neighbours only), and at any large size
+// when the rank count is not a power of two (Rabenseifner's fold doubles the folded ranks' traffic).
+inline bool ring_allreduce_preferred(const coll_args& a) {
+  return large_message(a) && (message_bytes(a) >= huge_message_bytes || !power_of_two(a.c->size));
 }
 
 // -- gather(v), scatter(v), allgather(v): selection predicates --
