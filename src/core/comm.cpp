@@ -51,41 +51,55 @@ errc wait_free(request* r) {
   return e;
 }
 
-// Gathers `bytes` from every member to every member (linear gather to the first member, then
-// linear broadcast). `members` are parent ranks, `me` this rank's index among them.
-errc allgather_among(comm* c, const std::vector<int>& members, int me, int tag, const void* in, size_t bytes,
-                     void* out) {
+// Linear gather of `bytes` from every member to the first one (`out`, member order; only the first
+// member's `out` is written). `members` are parent ranks, `me` this rank's index among them.
+errc gather_among(comm* c, const std::vector<int>& members, int me, int tag, const void* in, size_t bytes,
+                  void* out) {
   coll_view v(c);
   const int n = static_cast<int>(members.size());
-  char* o = static_cast<char*>(out);
-  std::memcpy(o + size_t(me) * bytes, in, bytes);
   const auto* bt = byte_type();
-  if (n == 1) return errc::success;
-  const int root = members[0];
-  if (me == 0) {
-    std::vector<request*> rs;
-    errc first = errc::success;
-    for (int i = 1; i < n && first == errc::success; ++i) {
-      request* q = nullptr;
-      first = p2p::irecv(o + size_t(i) * bytes, int64_t(bytes), bt, members[size_t(i)], tag, &v.shadow, &q);
-      if (first == errc::success) rs.push_back(q);
-    }
-    for (request* q : rs)
-      if (errc e = wait_free(q); e != errc::success && first == errc::success) first = e;
-    if (first != errc::success) return first;
-    rs.clear();
-    for (int i = 1; i < n && first == errc::success; ++i) {
-      request* q = nullptr;
-      first = p2p::isend(o, int64_t(bytes) * n, bt, members[size_t(i)], tag, &v.shadow, send_mode::standard, &q);
-      if (first == errc::success) rs.push_back(q);
-    }
-    for (request* q : rs)
-      if (errc e = wait_free(q); e != errc::success && first == errc::success) first = e;
-    return first;
+  if (me != 0) return p2p::send(in, int64_t(bytes), bt, members[0], tag, &v.shadow, send_mode::standard);
+  char* o = static_cast<char*>(out);
+  std::memcpy(o, in, bytes);
+  std::vector<request*> rs;
+  errc first = errc::success;
+  for (int i = 1; i < n && first == errc::success; ++i) {
+    request* q = nullptr;
+    first = p2p::irecv(o + size_t(i) * bytes, int64_t(bytes), bt, members[size_t(i)], tag, &v.shadow, &q);
+    if (first == errc::success) rs.push_back(q);
   }
-  if (errc e = p2p::send(in, int64_t(bytes), bt, root, tag, &v.shadow, send_mode::standard); e != errc::success)
-    return e;
-  return p2p::recv(o, int64_t(bytes) * n, bt, root, tag, &v.shadow, nullptr);
+  for (request* q : rs)
+    if (errc e = wait_free(q); e != errc::success && first == errc::success) first = e;
+  return first;
+}
+
+// Linear broadcast of `bytes` at `buf` from the first member to the others.
+errc bcast_among(comm* c, const std::vector<int>& members, int me, int tag, void* buf, size_t bytes) {
+  coll_view v(c);
+  const int n = static_cast<int>(members.size());
+  const auto* bt = byte_type();
+  if (me != 0) return p2p::recv(buf, int64_t(bytes), bt, members[0], tag, &v.shadow, nullptr);
+  std::vector<request*> rs;
+  errc first = errc::success;
+  for (int i = 1; i < n && first == errc::success; ++i) {
+    request* q = nullptr;
+    first = p2p::isend(buf, int64_t(bytes), bt, members[size_t(i)], tag, &v.shadow, send_mode::standard, &q);
+    if (first == errc::success) rs.push_back(q);
+  }
+  for (request* q : rs)
+    if (errc e = wait_free(q); e != errc::success && first == errc::success) first = e;
+  return first;
+}
+
+// Gathers `bytes` from every member to every member (gather to the first member, then broadcast).
+errc allgather_among(comm* c, const std::vector<int>& members, int me, int tag, const void* in, size_t bytes,
+                     void* out) {
+  if (members.size() == 1) {
+    std::memcpy(out, in, bytes);
+    return errc::success;
+  }
+  if (errc e = gather_among(c, members, me, tag, in, bytes, out); e != errc::success) return e;
+  return bcast_among(c, members, me, tag, out, bytes * members.size());
 }
 
 std::vector<int> all_ranks(const comm* c) {
@@ -164,21 +178,32 @@ errc comm_agree_context_among(comm* parent, const std::vector<int>& members, int
     mask_init();
     std::memcpy(mine, g_free_mask, sizeof mine);
   }
-  std::vector<uint64_t> all(members.size() * context_words);
-  if (errc e = allgather_among(parent, members, me, tag, mine, sizeof mine, all.data()); e != errc::success)
-    return e;
-  std::lock_guard<std::mutex> g(g_ctx_mutex);
-  for (int w = 0; w < context_words; ++w) {
-    uint64_t m = ~0ull;
-    for (size_t r = 0; r < members.size(); ++r) m &= all[r * context_words + size_t(w)];
-    if (m) {
-      int bit = __builtin_ctzll(m);
-      g_free_mask[w] &= ~(1ull << bit);
-      *ctx = uint32_t(w * 64 + bit) * 2;
-      return errc::success;
+  // The first member ANDs every member's free mask, picks the lowest common free pair and
+  // broadcasts its number (no_context when there is none).
+  constexpr uint32_t no_context = ~0u;
+  uint32_t chosen = no_context;
+  std::vector<uint64_t> all(me == 0 ? members.size() * context_words : 0);
+  if (members.size() > 1) {
+    if (errc e = gather_among(parent, members, me, tag, mine, sizeof mine, all.data()); e != errc::success) return e;
+  } else {
+    all.assign(mine, mine + context_words);
+  }
+  if (me == 0) {
+    for (int w = 0; w < context_words && chosen == no_context; ++w) {
+      uint64_t m = ~0ull;
+      for (size_t r = 0; r < members.size(); ++r) m &= all[r * context_words + size_t(w)];
+      if (m) chosen = uint32_t(w * 64 + __builtin_ctzll(m));
     }
   }
-  return error_set(errc::intern, "out of communicator context ids (%d in use)", context_words * 64);
+  if (members.size() > 1)
+    if (errc e = bcast_among(parent, members, me, tag, &chosen, sizeof chosen); e != errc::success) return e;
+  if (chosen == no_context)
+    return error_set(errc::intern, "out of communicator context ids (%d pairs, none free on every member)",
+                     context_words * 64);
+  std::lock_guard<std::mutex> g(g_ctx_mutex);
+  g_free_mask[chosen / 64] &= ~(1ull << (chosen % 64));
+  *ctx = chosen * 2;
+  return errc::success;
 }
 
 errc comm_agree_context(comm* parent, uint32_t* ctx) {

@@ -16,3 +16,9 @@ add_mpi_test(NAME attr_callbacks SOURCES attr_callbacks.c NP 1 2 4 TIMEOUT 60 LA
 
 # info objects: round trips, key order, get_string length protocol, limits, errors, MPI_INFO_ENV
 add_mpi_test(NAME info_basic SOURCES info_basic.c NP 1 2 TIMEOUT 60 LABELS comm)
+
+# 20,000 create/free cycles (dup, split, create, create_group) and 2,000 communicators alive at once.
+# Each creation is a gather + broadcast over point-to-point; at 8 ranks on a 2-core machine one
+# costs about 2.5 ms (scheduling, not work), so 8 ranks run 5,000 cycles to stay inside the timeout.
+add_mpi_test(NAME comm_manycreate SOURCES comm_manycreate.c NP 1 2 3 4 TIMEOUT 120 LABELS comm)
+add_mpi_test(NAME comm_manycreate_5k SOURCES comm_manycreate.c NP 8 TIMEOUT 120 ARGS 5000 LABELS comm)
