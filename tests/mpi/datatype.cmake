@@ -18,3 +18,9 @@ add_mpi_test(NAME datatype_comm SOURCES datatype_comm.c NP 1 2 3 4 TIMEOUT 60 LA
 # types; user ops (commutative or not, int and _c forms, operand order, datatype handle and count
 # they receive), a user op freed right after use; Op_commutative; MPI_ERR_OP/TYPE/COUNT cases
 add_mpi_test(NAME op_reduce_local SOURCES op_reduce_local.c NP 1 TIMEOUT 60 LABELS datatype op)
+
+# MPI_THREAD_MULTIPLE: 4 threads per rank creating, querying, using and freeing datatypes and user
+# ops at once (handle registries, reference counts of types freed under a pending send)
+find_package(Threads REQUIRED)
+add_mpi_test(NAME datatype_threads SOURCES datatype_threads.c NP 1 2 TIMEOUT 60 LABELS datatype threads)
+target_link_libraries(mpitest_datatype_threads PRIVATE Threads::Threads)
