@@ -111,4 +111,31 @@ inline bool allgather_rd_preferred(const coll_args& a) {
 }
 inline bool allgather_bruck_preferred(const coll_args& a) { return allgather_total_bytes(a) <= (int64_t{80} << 10); }
 
+// -- alltoall(v,w), reduce_scatter(_block), scan, exscan: selection predicates --
+
+// Average bytes per peer block on this rank's receive side (alltoall: the same on every rank).
+// alltoallv/w ranks may choose differently: linear and pairwise post the same messages.
+inline int64_t a2a_block_bytes(const coll_args& a) {
+  const int n = a.c->size;
+  if (a.kind == coll_kind::alltoall) return a.rcount * a.rtype->size();
+  int64_t total = 0;
+  for (int r = 0; r < n; ++r) total += a.rcounts[r] * (a.kind == coll_kind::alltoallw ? a.rtypes[r] : a.rtype)->size();
+  return total / n;
+}
+inline bool a2a_bruck_preferred(const coll_args& a) { return a.c->size >= 8 && a2a_block_bytes(a) <= 256; }
+inline bool a2a_linear_preferred(const coll_args& a) { return a2a_block_bytes(a) <= (int64_t{32} << 10); }
+inline bool commutative_pof2(const coll_args& a) {
+  return commutative(a) && (a.c->size & (a.c->size - 1)) == 0;
+}
+// Total bytes reduced (the same on every rank: receive counts agree).
+inline bool rs_halving_preferred(const coll_args& a) {
+  int64_t total = 0;
+  if (a.kind == coll_kind::reduce_scatter_block) {
+    total = a.count * a.c->size;
+  } else {
+    for (int r = 0; r < a.c->size; ++r) total += a.rcounts[r];
+  }
+  return total * a.type->size() <= (int64_t{512} << 10);
+}
+
 }  // namespace baton::coll

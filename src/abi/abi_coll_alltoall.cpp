@@ -1,0 +1,441 @@
+// Collective operations (MPI-4.1 6.8, 6.10, 6.11): alltoall, alltoallv, alltoallw,
+// reduce_scatter_block, reduce_scatter, scan and exscan, blocking and nonblocking, with their
+// large-count (_c) forms. MPI_IN_PLACE is accepted as the send buffer by all of them. Count and
+// displacement arrays are widened to 64 bits here; the algorithms copy what they keep.
+#include <vector>
+
+#include "abi/abi.hpp"
+#include "coll/coll.hpp"
+
+using namespace baton;
+using abi::call;
+using core::errc;
+
+namespace {
+
+errc check_comm(const char* fn, MPI_Comm comm, core::comm** c) {
+  if (errc e = abi::check_init(fn); e != errc::success) return e;
+  *c = abi::to_comm(comm);
+  return *c ? errc::success : errc::comm;
+}
+
+errc check_data(const void* buf, int64_t count, MPI_Datatype type, const core::datatype** t) {
+  if (errc e = abi::check_count(count); e != errc::success) return e;
+  *t = abi::to_type(type);
+  if (errc e = abi::check_type(*t); e != errc::success) return e;
+  if (buf != MPI_IN_PLACE) return abi::check_buffer(buf, count, *t);
+  return errc::success;
+}
+
+errc check_recvbuf(const void* recvbuf) {
+  if (recvbuf == MPI_IN_PLACE)
+    return core::error_set(errc::buffer, "MPI_IN_PLACE is only valid as the send buffer");
+  return errc::success;
+}
+
+errc check_alias(const void* sendbuf, const void* recvbuf, bool moves_data) {
+  if (moves_data && sendbuf != nullptr && sendbuf != MPI_IN_PLACE && sendbuf == recvbuf)
+    return core::error_set(errc::buffer, "send and receive buffers are the same: use MPI_IN_PLACE");
+  return errc::success;
+}
+
+errc check_array(const void* a, const char* what) {
+  if (!a) return core::error_set(errc::arg, "%s is NULL", what);
+  return errc::success;
+}
+
+// Copies n entries of a count or displacement array (int, MPI_Count or MPI_Aint) to 64 bits.
+template <class T>
+std::vector<int64_t> widen(const T* a, int n) {
+  return a ? std::vector<int64_t>(a, a + n) : std::vector<int64_t>(static_cast<size_t>(n), 0);
+}
+
+errc check_counts(const std::vector<int64_t>& counts) {
+  for (int64_t c : counts)
+    if (errc e = abi::check_count(c); e != errc::success) return e;
+  return errc::success;
+}
+
+// Per-peer types of alltoallw: MPI_DATATYPE_NULL is tolerated for an empty block (MPI_BYTE stands
+// in for it), any other type must be valid and committed.
+errc check_types(const MPI_Datatype* types, const std::vector<int64_t>& counts,
+                 std::vector<const core::datatype*>& out) {
+  out.resize(counts.size());
+  for (size_t i = 0; i < counts.size(); ++i) {
+    if (counts[i] == 0 && types[i] == MPI_DATATYPE_NULL) {
+      out[i] = core::predefined_datatype(0x247);  // MPI_BYTE
+      continue;
+    }
+    out[i] = abi::to_type(types[i]);
+    if (errc e = abi::check_type(out[i]); e != errc::success) return e;
+  }
+  return errc::success;
+}
+
+errc check_reduction(MPI_Op op, const core::datatype* t, const core::op** o) {
+  *o = abi::to_op(op);
+  if (!*o) return errc::op;
+  core::elem_kind k;
+  if ((*o)->is_predefined()) return abi::check_op_type(**o, *t, &k);
+  return errc::success;
+}
+
+// Runs a collective blocking (request == nullptr) or nonblocking.
+int launch(const char* fn, const coll::coll_args& a, MPI_Request* request) {
+  return call(fn, a.c, [&] {
+    if (!request) return coll::run_blocking(a);
+    core::request* r = nullptr;
+    errc e = coll::start(a, true, &r);
+    if (e == errc::success) *request = abi::to_handle(r);
+    return e;
+  });
+}
+
+int alltoall_impl(const char* fn, const void* sendbuf, int64_t scount, MPI_Datatype stype, void* recvbuf,
+                  int64_t rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request* request) {
+  core::comm* c = nullptr;
+  const core::datatype* st = nullptr;
+  const core::datatype* rt = nullptr;
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  if (errc e = check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
+  if (!in_place) {
+    if (errc e = check_data(sendbuf, scount, stype, &st); e != errc::success) return abi::raise(fn, c, e);
+  }
+  if (errc e = check_recvbuf(recvbuf); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = check_data(recvbuf, rcount, rtype, &rt); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = check_alias(sendbuf, recvbuf, rcount * rt->size() > 0); e != errc::success)
+    return abi::raise(fn, c, e);
+  coll::coll_args a;
+  a.kind = coll::coll_kind::alltoall;
+  a.c = c;
+  a.in_place = in_place;
+  a.sendbuf = in_place ? nullptr : sendbuf;
+  a.recvbuf = recvbuf;
+  a.count = in_place ? rcount : scount;
+  a.type = in_place ? rt : st;
+  a.rcount = rcount;
+  a.rtype = rt;
+  return launch(fn, a, request);
+}
+
+template <class C, class D>
+int alltoallv_impl(const char* fn, const void* sendbuf, const C* scounts, const D* sdispls, MPI_Datatype stype,
+                   void* recvbuf, const C* rcounts, const D* rdispls, MPI_Datatype rtype, MPI_Comm comm,
+                   MPI_Request* request) {
+  core::comm* c = nullptr;
+  const core::datatype* st = nullptr;
+  const core::datatype* rt = nullptr;
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  if (errc e = check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
+  const int n = c->size;
+  std::vector<int64_t> sc, sd;
+  if (!in_place) {
+    if (errc e = check_array(scounts, "sendcounts"); e != errc::success) return abi::raise(fn, c, e);
+    if (errc e = check_array(sdispls, "sdispls"); e != errc::success) return abi::raise(fn, c, e);
+    sc = widen(scounts, n);
+    sd = widen(sdispls, n);
+    if (errc e = check_counts(sc); e != errc::success) return abi::raise(fn, c, e);
+    if (errc e = check_data(sendbuf, 0, stype, &st); e != errc::success) return abi::raise(fn, c, e);
+  }
+  if (errc e = check_recvbuf(recvbuf); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = check_array(rcounts, "recvcounts"); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = check_array(rdispls, "rdispls"); e != errc::success) return abi::raise(fn, c, e);
+  std::vector<int64_t> rc = widen(rcounts, n), rd = widen(rdispls, n);
+  if (errc e = check_counts(rc); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = check_data(recvbuf, 0, rtype, &rt); e != errc::success) return abi::raise(fn, c, e);
+  int64_t rbytes = 0;
+  for (int64_t x : rc) rbytes += x * rt->size();
+  if (errc e = check_alias(sendbuf, recvbuf, rbytes > 0); e != errc::success) return abi::raise(fn, c, e);
+  coll::coll_args a;
+  a.kind = coll::coll_kind::alltoallv;
+  a.c = c;
+  a.in_place = in_place;
+  a.sendbuf = in_place ? nullptr : sendbuf;
+  a.recvbuf = recvbuf;
+  a.type = in_place ? rt : st;
+  a.rtype = rt;
+  a.scounts = in_place ? nullptr : sc.data();
+  a.sdispls = in_place ? nullptr : sd.data();
+  a.rcounts = rc.data();
+  a.rdispls = rd.data();
+  return launch(fn, a, request);
+}
+
+template <class C, class D>
+int alltoallw_impl(const char* fn, const void* sendbuf, const C* scounts, const D* sdispls,
+                   const MPI_Datatype* stypes, void* recvbuf, const C* rcounts, const D* rdispls,
+                   const MPI_Datatype* rtypes, MPI_Comm comm, MPI_Request* request) {
+  core::comm* c = nullptr;
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  if (errc e = check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
+  const int n = c->size;
+  std::vector<int64_t> sc, sd;
+  std::vector<const core::datatype*> st, rt;
+  if (!in_place) {
+    if (errc e = check_array(scounts, "sendcounts"); e != errc::success) return abi::raise(fn, c, e);
+    if (errc e = check_array(sdispls, "sdispls"); e != errc::success) return abi::raise(fn, c, e);
+    if (errc e = check_array(stypes, "sendtypes"); e != errc::success) return abi::raise(fn, c, e);
+    sc = widen(scounts, n);
+    sd = widen(sdispls, n);
+    if (errc e = check_counts(sc); e != errc::success) return abi::raise(fn, c, e);
+    if (errc e = check_types(stypes, sc, st); e != errc::success) return abi::raise(fn, c, e);
+  }
+  if (errc e = check_recvbuf(recvbuf); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = check_array(rcounts, "recvcounts"); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = check_array(rdispls, "rdispls"); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = check_array(rtypes, "recvtypes"); e != errc::success) return abi::raise(fn, c, e);
+  std::vector<int64_t> rc = widen(rcounts, n), rd = widen(rdispls, n);
+  if (errc e = check_counts(rc); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = check_types(rtypes, rc, rt); e != errc::success) return abi::raise(fn, c, e);
+  int64_t rbytes = 0;
+  for (int i = 0; i < n; ++i) rbytes += rc[i] * rt[i]->size();
+  if (errc e = check_alias(sendbuf, recvbuf, rbytes > 0); e != errc::success) return abi::raise(fn, c, e);
+  coll::coll_args a;
+  a.kind = coll::coll_kind::alltoallw;
+  a.c = c;
+  a.in_place = in_place;
+  a.sendbuf = in_place ? nullptr : sendbuf;
+  a.recvbuf = recvbuf;
+  a.scounts = in_place ? nullptr : sc.data();
+  a.sdispls = in_place ? nullptr : sd.data();
+  a.stypes = in_place ? nullptr : st.data();
+  a.rcounts = rc.data();
+  a.rdispls = rd.data();
+  a.rtypes = rt.data();
+  return launch(fn, a, request);
+}
+
+// reduce_scatter (counts != nullptr) or reduce_scatter_block (every block `count` elements).
+template <class C>
+int reduce_scatter_impl(const char* fn, const void* sendbuf, void* recvbuf, const C* counts, int64_t count,
+                        MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* request, bool block) {
+  core::comm* c = nullptr;
+  const core::datatype* t = nullptr;
+  const core::op* o = nullptr;
+  if (errc e = check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
+  std::vector<int64_t> rc;
+  int64_t total = 0;
+  if (block) {
+    if (errc e = abi::check_count(count); e != errc::success) return abi::raise(fn, c, e);
+    total = count * c->size;
+  } else {
+    if (errc e = check_array(counts, "recvcounts"); e != errc::success) return abi::raise(fn, c, e);
+    rc = widen(counts, c->size);
+    if (errc e = check_counts(rc); e != errc::success) return abi::raise(fn, c, e);
+    for (int64_t x : rc) total += x;
+  }
+  if (errc e = check_data(sendbuf, total, type, &t); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = check_recvbuf(recvbuf); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = check_reduction(op, t, &o); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = check_alias(sendbuf, recvbuf, total > 0); e != errc::success) return abi::raise(fn, c, e);
+  coll::coll_args a;
+  a.kind = block ? coll::coll_kind::reduce_scatter_block : coll::coll_kind::reduce_scatter;
+  a.c = c;
+  a.in_place = sendbuf == MPI_IN_PLACE;
+  a.sendbuf = a.in_place ? nullptr : sendbuf;
+  a.recvbuf = recvbuf;
+  a.count = block ? count : 0;
+  a.type = t;
+  a.op = o;
+  a.rcounts = block ? nullptr : rc.data();
+  return launch(fn, a, request);
+}
+
+int scan_impl(const char* fn, bool exclusive, const void* sendbuf, void* recvbuf, int64_t count, MPI_Datatype type,
+              MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  core::comm* c = nullptr;
+  const core::datatype* t = nullptr;
+  const core::op* o = nullptr;
+  if (errc e = check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = check_data(sendbuf, count, type, &t); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = check_recvbuf(recvbuf); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = check_reduction(op, t, &o); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = check_alias(sendbuf, recvbuf, count > 0); e != errc::success) return abi::raise(fn, c, e);
+  coll::coll_args a;
+  a.kind = exclusive ? coll::coll_kind::exscan : coll::coll_kind::scan;
+  a.c = c;
+  a.in_place = sendbuf == MPI_IN_PLACE;
+  a.sendbuf = a.in_place ? nullptr : sendbuf;
+  a.recvbuf = recvbuf;
+  a.count = count;
+  a.type = t;
+  a.op = o;
+  return launch(fn, a, request);
+}
+
+}  // namespace
+
+extern "C" {
+
+// ---- alltoall ----
+int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm) {
+  return alltoall_impl("MPI_Alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr);
+}
+int PMPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                    MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return alltoall_impl("MPI_Alltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr);
+}
+int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return alltoall_impl("MPI_Ialltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
+int PMPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return alltoall_impl("MPI_Ialltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
+BATON_ALIAS(MPI_Alltoall);
+BATON_ALIAS(MPI_Alltoall_c);
+BATON_ALIAS(MPI_Ialltoall);
+BATON_ALIAS(MPI_Ialltoall_c);
+
+// ---- alltoallv ----
+int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                   void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  return alltoallv_impl("MPI_Alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                        recvtype, comm, nullptr);
+}
+int PMPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                     MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                     MPI_Datatype recvtype, MPI_Comm comm) {
+  return alltoallv_impl("MPI_Alltoallv_c", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                        recvtype, comm, nullptr);
+}
+int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                    void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                    MPI_Request* request) {
+  return alltoallv_impl("MPI_Ialltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                        recvtype, comm, request);
+}
+int PMPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                      MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                      MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return alltoallv_impl("MPI_Ialltoallv_c", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                        recvtype, comm, request);
+}
+BATON_ALIAS(MPI_Alltoallv);
+BATON_ALIAS(MPI_Alltoallv_c);
+BATON_ALIAS(MPI_Ialltoallv);
+BATON_ALIAS(MPI_Ialltoallv_c);
+
+// ---- alltoallw ----
+int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+                   void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+                   MPI_Comm comm) {
+  return alltoallw_impl("MPI_Alltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                        recvtypes, comm, nullptr);
+}
+int PMPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                     const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
+                     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  return alltoallw_impl("MPI_Alltoallw_c", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                        recvtypes, comm, nullptr);
+}
+int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+                    void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+                    MPI_Comm comm, MPI_Request* request) {
+  return alltoallw_impl("MPI_Ialltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                        recvtypes, comm, request);
+}
+int PMPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                      const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
+                      const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request) {
+  return alltoallw_impl("MPI_Ialltoallw_c", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                        recvtypes, comm, request);
+}
+BATON_ALIAS(MPI_Alltoallw);
+BATON_ALIAS(MPI_Alltoallw_c);
+BATON_ALIAS(MPI_Ialltoallw);
+BATON_ALIAS(MPI_Ialltoallw_c);
+
+// ---- reduce_scatter_block, reduce_scatter ----
+int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                              MPI_Comm comm) {
+  return reduce_scatter_impl<int>("MPI_Reduce_scatter_block", sendbuf, recvbuf, nullptr, recvcount, datatype, op,
+                                  comm, nullptr, true);
+}
+int PMPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
+                                MPI_Op op, MPI_Comm comm) {
+  return reduce_scatter_impl<int>("MPI_Reduce_scatter_block_c", sendbuf, recvbuf, nullptr, recvcount, datatype, op,
+                                  comm, nullptr, true);
+}
+int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                               MPI_Comm comm, MPI_Request* request) {
+  return reduce_scatter_impl<int>("MPI_Ireduce_scatter_block", sendbuf, recvbuf, nullptr, recvcount, datatype, op,
+                                  comm, request, true);
+}
+int PMPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
+                                 MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  return reduce_scatter_impl<int>("MPI_Ireduce_scatter_block_c", sendbuf, recvbuf, nullptr, recvcount, datatype, op,
+                                  comm, request, true);
+}
+int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                        MPI_Comm comm) {
+  return reduce_scatter_impl("MPI_Reduce_scatter", sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, nullptr,
+                             false);
+}
+int PMPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype,
+                          MPI_Op op, MPI_Comm comm) {
+  return reduce_scatter_impl("MPI_Reduce_scatter_c", sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, nullptr,
+                             false);
+}
+int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                         MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  return reduce_scatter_impl("MPI_Ireduce_scatter", sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, request,
+                             false);
+}
+int PMPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype,
+                           MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  return reduce_scatter_impl("MPI_Ireduce_scatter_c", sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, request,
+                             false);
+}
+BATON_ALIAS(MPI_Reduce_scatter_block);
+BATON_ALIAS(MPI_Reduce_scatter_block_c);
+BATON_ALIAS(MPI_Ireduce_scatter_block);
+BATON_ALIAS(MPI_Ireduce_scatter_block_c);
+BATON_ALIAS(MPI_Reduce_scatter);
+BATON_ALIAS(MPI_Reduce_scatter_c);
+BATON_ALIAS(MPI_Ireduce_scatter);
+BATON_ALIAS(MPI_Ireduce_scatter_c);
+
+// ---- scan, exscan ----
+int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return scan_impl("MPI_Scan", false, sendbuf, recvbuf, count, datatype, op, comm, nullptr);
+}
+int PMPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm) {
+  return scan_impl("MPI_Scan_c", false, sendbuf, recvbuf, count, datatype, op, comm, nullptr);
+}
+int PMPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+               MPI_Request* request) {
+  return scan_impl("MPI_Iscan", false, sendbuf, recvbuf, count, datatype, op, comm, request);
+}
+int PMPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                 MPI_Request* request) {
+  return scan_impl("MPI_Iscan_c", false, sendbuf, recvbuf, count, datatype, op, comm, request);
+}
+int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return scan_impl("MPI_Exscan", true, sendbuf, recvbuf, count, datatype, op, comm, nullptr);
+}
+int PMPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                  MPI_Comm comm) {
+  return scan_impl("MPI_Exscan_c", true, sendbuf, recvbuf, count, datatype, op, comm, nullptr);
+}
+int PMPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                 MPI_Request* request) {
+  return scan_impl("MPI_Iexscan", true, sendbuf, recvbuf, count, datatype, op, comm, request);
+}
+int PMPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm comm, MPI_Request* request) {
+  return scan_impl("MPI_Iexscan_c", true, sendbuf, recvbuf, count, datatype, op, comm, request);
+}
+BATON_ALIAS(MPI_Scan);
+BATON_ALIAS(MPI_Scan_c);
+BATON_ALIAS(MPI_Iscan);
+BATON_ALIAS(MPI_Iscan_c);
+BATON_ALIAS(MPI_Exscan);
+BATON_ALIAS(MPI_Exscan_c);
+BATON_ALIAS(MPI_Iexscan);
+BATON_ALIAS(MPI_Iexscan_c);
+
+}  // extern "C"
