@@ -92,6 +92,9 @@ errc finish_dup(core::comm* parent, core::comm* n, const core::info* hints) {
   return errc::success;
 }
 
+// hints: nullptr keeps the parent's (MPI_Comm_dup); &no_hints gives none (MPI_INFO_NULL).
+const core::info no_hints;
+
 errc dup_common(core::comm* c, const core::info* hints, MPI_Comm* newcomm) {
   if (errc e = non_null(newcomm, "newcomm pointer"); e != errc::success) return e;
   core::comm* n = nullptr;
@@ -310,9 +313,9 @@ BATON_ALIAS(MPI_Comm_dup);
 int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
   core::comm* c = abi::to_comm(comm);
   if (!c) return abi::raise("MPI_Comm_dup_with_info", nullptr, errc::comm);
-  core::info* in = abi::to_info(info);
-  if (!in) return abi::raise("MPI_Comm_dup_with_info", c, errc::info);
-  return call("MPI_Comm_dup_with_info", c, [&] { return dup_common(c, in, newcomm); });
+  core::info* in = nullptr;  // MPI_INFO_NULL: no hints
+  if (info != MPI_INFO_NULL && !(in = abi::to_info(info))) return abi::raise("MPI_Comm_dup_with_info", c, errc::info);
+  return call("MPI_Comm_dup_with_info", c, [&] { return dup_common(c, in ? in : &no_hints, newcomm); });
 }
 BATON_ALIAS(MPI_Comm_dup_with_info);
 
@@ -337,11 +340,11 @@ BATON_ALIAS(MPI_Comm_idup);
 int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request) {
   core::comm* c = abi::to_comm(comm);
   if (!c) return abi::raise("MPI_Comm_idup_with_info", nullptr, errc::comm);
-  core::info* in = abi::to_info(info);
-  if (!in) return abi::raise("MPI_Comm_idup_with_info", c, errc::info);
+  core::info* in = nullptr;  // MPI_INFO_NULL: no hints
+  if (info != MPI_INFO_NULL && !(in = abi::to_info(info))) return abi::raise("MPI_Comm_idup_with_info", c, errc::info);
   return call("MPI_Comm_idup_with_info", c, [&] {
     if (errc e = non_null(request, "request pointer"); e != errc::success) return e;
-    if (errc e = dup_common(c, in, newcomm); e != errc::success) return e;
+    if (errc e = dup_common(c, in ? in : &no_hints, newcomm); e != errc::success) return e;
     *request = abi::to_handle(completed_request(c));
     return errc::success;
   });
@@ -503,6 +506,7 @@ BATON_ALIAS(MPI_Comm_get_name);
 int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
   core::comm* c = abi::to_comm(comm);
   if (!c) return abi::raise("MPI_Comm_set_info", nullptr, errc::comm);
+  if (info == MPI_INFO_NULL) return MPI_SUCCESS;  // no hints to change
   core::info* in = abi::to_info(info);
   if (!in) return abi::raise("MPI_Comm_set_info", c, errc::info);
   return call("MPI_Comm_set_info", c, [&] {

@@ -22,3 +22,7 @@ add_mpi_test(NAME info_basic SOURCES info_basic.c NP 1 2 TIMEOUT 60 LABELS comm)
 # costs about 2.5 ms (scheduling, not work), so 8 ranks run 5,000 cycles to stay inside the timeout.
 add_mpi_test(NAME comm_manycreate SOURCES comm_manycreate.c NP 1 2 3 4 TIMEOUT 120 LABELS comm)
 add_mpi_test(NAME comm_manycreate_5k SOURCES comm_manycreate.c NP 8 TIMEOUT 120 ARGS 5000 LABELS comm)
+
+# error classes: freeing predefined or freed communicators, bad colors / split types / tags /
+# groups / keyvals / info, intercommunicator queries, user error handlers on the failing comm
+add_mpi_test(NAME comm_errors SOURCES comm_errors.c NP 1 2 4 TIMEOUT 60 LABELS comm)
