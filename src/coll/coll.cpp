@@ -1,5 +1,6 @@
 #include "coll/coll.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <string>
@@ -57,6 +58,69 @@ const algorithm* select(const coll_args& a) {
   return first_usable;
 }
 
+namespace {
+// The schedule cache: a repeated collective with the same arguments (communicator, counts, types,
+// op, root, in-place, algorithm) reuses its plan instead of building it again. Buffers are not
+// part of a plan (slots are bound per run), so they are not part of the key. Plans hold references
+// on their types and op, so those addresses cannot be reused while a plan is cached. Vector forms
+// are not cached.
+struct cache_key {
+  coll_kind kind;
+  const core::comm* c;
+  uint32_t ctx;
+  int rank, size;
+  int64_t count, rcount;
+  const core::datatype *type, *rtype;
+  const core::op* op;
+  int root;
+  bool in_place;
+  const algorithm* al;
+  bool operator==(const cache_key&) const = default;
+};
+
+struct cache_entry {
+  cache_key key;
+  const plan* p;
+  uint64_t used;
+};
+
+constexpr size_t cache_capacity = 64;
+std::vector<cache_entry> g_cache;
+uint64_t g_cache_clock = 0;
+
+bool cacheable(const coll_args& a) { return !a.scounts && !a.rcounts && !a.stypes && !a.rtypes; }
+
+cache_key key_of(const coll_args& a, const algorithm* al) {
+  return cache_key{a.kind, a.c, a.c->ctx, a.c->rank, a.c->size, a.count, a.rcount, a.type, a.rtype, a.op, a.root,
+                   a.in_place, al};
+}
+
+const plan* cache_find(const cache_key& k) {
+  for (cache_entry& e : g_cache)
+    if (e.key == k) {
+      e.used = ++g_cache_clock;
+      return e.p;
+    }
+  return nullptr;
+}
+
+void cache_insert(const cache_key& k, const plan* p) {
+  if (g_cache.size() == cache_capacity) {
+    auto lru = std::min_element(g_cache.begin(), g_cache.end(),
+                                [](const cache_entry& x, const cache_entry& y) { return x.used < y.used; });
+    lru->p->release();
+    g_cache.erase(lru);
+  }
+  p->retain();
+  g_cache.push_back(cache_entry{k, p, ++g_cache_clock});
+}
+}  // namespace
+
+void cache_clear() {
+  for (cache_entry& e : g_cache) e.p->release();
+  g_cache.clear();
+}
+
 errc start(const coll_args& a, bool nonblocking, core::request** out) {
   core::engine_guard g;
   // Every rank consumes one sequence number per collective, whatever happens below.
@@ -64,14 +128,24 @@ errc start(const coll_args& a, bool nonblocking, core::request** out) {
   const algorithm* al = select(a);
   if (!al)
     return core::error_set(errc::intern, "no %s algorithm can run these arguments", coll_name(a.kind));
-  auto* p = new plan;
-  builder b(*p);
-  if (errc e = al->build(a, b); e != errc::success) {
-    delete p;
-    return e;
+  const bool use_cache = cacheable(a);
+  const cache_key key = key_of(a, al);
+  const plan* p = use_cache ? cache_find(key) : nullptr;
+  if (p) {
+    p->retain();
+  } else {
+    auto* fresh = new plan;
+    builder b(*fresh);
+    if (errc e = al->build(a, b); e != errc::success) {
+      fresh->release();
+      return e;
+    }
+    b.finish();
+    if (use_cache) cache_insert(key, fresh);
+    p = fresh;
   }
-  b.finish();
-  errc e = run_start(p, true, a.c, a.sendbuf, a.recvbuf, make_tag_prefix(seq, nonblocking), out);
+  errc e = run_start(p, a.c, a.sendbuf, a.recvbuf, make_tag_prefix(seq, nonblocking), out);
+  p->release();  // the run holds its own reference
   if (nonblocking) core::progress_new_work();
   return e;
 }

@@ -72,6 +72,8 @@ const algorithm* select(const coll_args& a);
 
 // Starts a collective: builds the plan and runs it. `nonblocking` picks the tag space.
 [[nodiscard]] errc start(const coll_args& a, bool nonblocking, core::request** out);
+// Drops every cached plan (at MPI_Finalize).
+void cache_clear();
 // Blocking form: start + wait; returns the collective's error.
 [[nodiscard]] errc run_blocking(const coll_args& a);
 

@@ -104,7 +104,6 @@ void builder::finish() {
 
 struct run {
   const plan* p = nullptr;
-  bool owns_plan = false;
   core::comm* c = nullptr;
   void* base[max_slots] = {};
   char* tmp = nullptr;
@@ -231,7 +230,7 @@ void destroy_run(core::request* q) {
   run* r = static_cast<run*>(q->ext);
   if (!r) return;
   std::free(r->tmp);
-  if (r->owns_plan) delete r->p;
+  r->p->release();
   r->c->release();
   delete r;
   q->ext = nullptr;
@@ -254,12 +253,12 @@ void schedule_init() {
 
 uint64_t runs_in_flight() { return g_in_flight; }
 
-errc run_start(const plan* p, bool owns_plan, core::comm* c, const void* sendbuf, void* recvbuf, int tag_prefix,
+errc run_start(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf, int tag_prefix,
                core::request** out) {
   schedule_init();
   run* r = new run;
   r->p = p;
-  r->owns_plan = owns_plan;
+  p->retain();
   r->c = c;
   c->retain();
   r->base[slot_send] = const_cast<void*>(sendbuf);

@@ -19,6 +19,7 @@
 // executor starts them in.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -67,6 +68,12 @@ class plan {
   const core::op* op = nullptr;                  // reductions (retained)
   std::vector<const core::datatype*> types;      // every datatype the steps use (retained)
   bool commutative_order = true;
+  mutable std::atomic<int> refs{1};  // the builder's reference, plus one per run and cache entry
+
+  void retain() const { refs.fetch_add(1, std::memory_order_relaxed); }
+  void release() const {
+    if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+  }
 
   plan() = default;
   plan(const plan&) = delete;
@@ -103,12 +110,12 @@ class builder {
 // One execution of a plan.
 struct run;
 
-// Starts running `p` on communicator c with the given user buffers; `seq_tag` is the tag prefix
-// (blocking bit and sequence number already in place). The returned request is a collective
-// request (refuses MPI_Request_free / MPI_Cancel) that completes when every step has. The run owns
-// a reference on `p` through `shared` when given (caches); otherwise it owns `p` and deletes it.
-[[nodiscard]] errc run_start(const plan* p, bool owns_plan, core::comm* c, const void* sendbuf, void* recvbuf,
-                             int tag_prefix, core::request** out);
+// Starts running `p` on communicator c with the given user buffers; `tag_prefix` carries the
+// blocking bit and the sequence number. The returned request is a collective request (refuses
+// MPI_Request_free / MPI_Cancel) that completes when every step has. The run takes its own
+// reference on `p`.
+[[nodiscard]] errc run_start(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf, int tag_prefix,
+                             core::request** out);
 
 // Collective tag layout (31 bits): bit 30 nonblocking, bits 12..29 sequence, bits 0..11 ordinal.
 inline int make_tag_prefix(uint64_t seq, bool nonblocking) {

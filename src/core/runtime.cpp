@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "core/progress.hpp"
+#include "coll/coll.hpp"
 #include "p2p/p2p.hpp"
 
 namespace baton::core {
@@ -112,6 +113,7 @@ errc runtime_finalize() {
   // towards it sits in the shared segment, which outlives every mapping).
   progress_thread_stop();
   p2p::flush();
+  coll::cache_clear();
   p2p::engine_finalize();
   errc e = R.pmi.finalize();
   R.finalized.store(true);
