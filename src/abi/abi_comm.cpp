@@ -234,6 +234,16 @@ int free_keyval(const char* fn, int* keyval) {
 
 }  // namespace
 
+namespace baton::abi {
+
+errc comm_finalize_attributes() {
+  core::runtime& R = core::rt();
+  if (errc e = delete_all(R.self); e != errc::success) return e;
+  return delete_all(R.world);
+}
+
+}  // namespace baton::abi
+
 extern "C" {
 
 // ---- basics ----

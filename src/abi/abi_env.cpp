@@ -6,6 +6,7 @@
 #include <ctime>
 
 #include "abi/abi.hpp"
+#include "abi/abi_objects.hpp"
 #include "core/progress.hpp"
 
 using namespace baton;
@@ -65,7 +66,10 @@ BATON_ALIAS(MPI_Init_thread);
 
 int PMPI_Finalize(void) {
   if (errc e = abi::check_init("MPI_Finalize"); e != errc::success) return abi::raise("MPI_Finalize", nullptr, e);
-  return call("MPI_Finalize", nullptr, [] { return core::runtime_finalize(); });
+  return call("MPI_Finalize", nullptr, [] {
+    if (errc e = abi::comm_finalize_attributes(); e != errc::success) return e;
+    return core::runtime_finalize();
+  });
 }
 BATON_ALIAS(MPI_Finalize);
 

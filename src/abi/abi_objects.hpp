@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "core/error.hpp"
 #include "core/group.hpp"
 #include "core/info.hpp"
 
@@ -18,6 +19,10 @@ MPI_Group to_handle(core::group* g);
 // nullptr (with error_set, errc::info) for MPI_INFO_NULL, freed or garbage handles.
 core::info* to_info(MPI_Info h);
 MPI_Info to_handle(core::info* i);
+
+// MPI_Finalize's first step (MPI-4.1 11.2.2): deletes the attributes of MPI_COMM_SELF, then of
+// MPI_COMM_WORLD, last set first, while MPI is still fully usable (abi_comm.cpp).
+core::errc comm_finalize_attributes();
 
 // Copies `s` into a C buffer of `max` bytes (NUL-terminated, truncated if needed).
 void copy_out(char* out, int* len, const std::string& s, size_t max);

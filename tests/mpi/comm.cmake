@@ -26,3 +26,6 @@ add_mpi_test(NAME comm_manycreate_5k SOURCES comm_manycreate.c NP 8 TIMEOUT 120 
 # error classes: freeing predefined or freed communicators, bad colors / split types / tags /
 # groups / keyvals / info, intercommunicator queries, user error handlers on the failing comm
 add_mpi_test(NAME comm_errors SOURCES comm_errors.c NP 1 2 4 TIMEOUT 60 LABELS comm)
+
+# MPI_Finalize deletes MPI_COMM_SELF's attributes, then MPI_COMM_WORLD's, with MPI still usable
+add_mpi_test(NAME attr_finalize SOURCES attr_finalize.c NP 1 2 TIMEOUT 60 LABELS comm)
