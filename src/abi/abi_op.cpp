@@ -38,7 +38,7 @@ const core::datatype* type_of(MPI_Datatype h) {
 // MPI_User_function takes an int count: larger counts go in INT_MAX pieces.
 void call_user_fn(void* in, void* inout, int64_t count, void* datatype_handle, void* ctx) {
   auto* fn = reinterpret_cast<MPI_User_function*>(ctx);
-  MPI_Datatype dt = static_cast<MPI_Datatype>(datatype_handle);
+  auto dt = static_cast<MPI_Datatype>(datatype_handle);
   const int64_t extent = count > INT_MAX ? type_of(dt)->extent() : 0;
   auto* a = static_cast<char*>(in);
   auto* b = static_cast<char*>(inout);
@@ -53,7 +53,7 @@ void call_user_fn(void* in, void* inout, int64_t count, void* datatype_handle, v
 
 void call_user_fn_c(void* in, void* inout, int64_t count, void* datatype_handle, void* ctx) {
   auto* fn = reinterpret_cast<MPI_User_function_c*>(ctx);
-  MPI_Datatype dt = static_cast<MPI_Datatype>(datatype_handle);
+  auto dt = static_cast<MPI_Datatype>(datatype_handle);
   MPI_Count n = count;
   fn(in, inout, &n, &dt);
 }
