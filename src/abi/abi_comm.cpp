@@ -9,10 +9,10 @@
 //
 // Intercommunicators do not exist in Baton yet: MPI_Comm_test_inter always answers false, and
 // MPI_Comm_remote_size / MPI_Comm_remote_group refuse every communicator with MPI_ERR_COMM.
+#include <mpix.h>
+
 #include <climits>
 #include <cstring>
-
-#include <mpix.h>
 
 #include "abi/abi.hpp"
 #include "abi/abi_objects.hpp"
@@ -82,8 +82,10 @@ errc copy_all(core::comm* from, core::comm* to) {
 
 // Finishes a new communicator: name, hints, attributes copied from `parent` (dup only).
 errc finish_dup(core::comm* parent, core::comm* n, const core::info* hints) {
-  if (hints) n->hints = hints->entries;
-  else n->hints = parent->hints;
+  if (hints)
+    n->hints = hints->entries;
+  else
+    n->hints = parent->hints;
   if (errc e = copy_all(parent, n); e != errc::success) {
     (void)delete_all(n);
     n->release();
@@ -121,10 +123,14 @@ core::request* completed_request(core::comm* c) {
 
 int cmp_to_mpi(core::cmp_result r) {
   switch (r) {
-    case core::cmp_result::ident: return MPI_IDENT;
-    case core::cmp_result::congruent: return MPI_CONGRUENT;
-    case core::cmp_result::similar: return MPI_SIMILAR;
-    case core::cmp_result::unequal: break;
+    case core::cmp_result::ident:
+      return MPI_IDENT;
+    case core::cmp_result::congruent:
+      return MPI_CONGRUENT;
+    case core::cmp_result::similar:
+      return MPI_SIMILAR;
+    case core::cmp_result::unequal:
+      break;
   }
   return MPI_UNEQUAL;
 }
@@ -151,15 +157,26 @@ struct predefined_values {
 int* predefined_attr(int keyval) {
   static predefined_values v;
   switch (keyval) {
-    case MPI_TAG_UB: return &v.tag_ub;
-    case MPI_HOST: return &v.host;
-    case MPI_IO: return &v.io;
-    case MPI_WTIME_IS_GLOBAL: return &v.wtime_is_global;
-    case MPI_UNIVERSE_SIZE: v.universe = core::rt().pmi.universe_size(); return &v.universe;
-    case MPI_APPNUM: v.appnum = core::rt().pmi.appnum(); return &v.appnum;
-    case MPI_LASTUSEDCODE: return &v.lastusedcode;
-    case MPIX_ICOLL_MAX_OUTSTANDING: return &v.icoll_max_outstanding;
-    default: return nullptr;
+    case MPI_TAG_UB:
+      return &v.tag_ub;
+    case MPI_HOST:
+      return &v.host;
+    case MPI_IO:
+      return &v.io;
+    case MPI_WTIME_IS_GLOBAL:
+      return &v.wtime_is_global;
+    case MPI_UNIVERSE_SIZE:
+      v.universe = core::rt().pmi.universe_size();
+      return &v.universe;
+    case MPI_APPNUM:
+      v.appnum = core::rt().pmi.appnum();
+      return &v.appnum;
+    case MPI_LASTUSEDCODE:
+      return &v.lastusedcode;
+    case MPIX_ICOLL_MAX_OUTSTANDING:
+      return &v.icoll_max_outstanding;
+    default:
+      return nullptr;
   }
 }
 
@@ -545,14 +562,16 @@ BATON_ALIAS(MPI_Comm_get_info);
 
 // ---- attributes ----
 
-int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy_fn, MPI_Comm_delete_attr_function* delete_fn,
-                            int* keyval, void* extra_state) {
-  return create_keyval("MPI_Comm_create_keyval", reinterpret_cast<void*>(copy_fn),
-                       reinterpret_cast<void*>(delete_fn), keyval, extra_state);
+int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy_fn, MPI_Comm_delete_attr_function* delete_fn, int* keyval,
+                            void* extra_state) {
+  return create_keyval("MPI_Comm_create_keyval", reinterpret_cast<void*>(copy_fn), reinterpret_cast<void*>(delete_fn),
+                       keyval, extra_state);
 }
 BATON_ALIAS(MPI_Comm_create_keyval);
 
-int PMPI_Comm_free_keyval(int* keyval) { return free_keyval("MPI_Comm_free_keyval", keyval); }
+int PMPI_Comm_free_keyval(int* keyval) {
+  return free_keyval("MPI_Comm_free_keyval", keyval);
+}
 BATON_ALIAS(MPI_Comm_free_keyval);
 
 int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void* attribute_val) {
@@ -565,7 +584,9 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void* attribute_val, int* flag
 }
 BATON_ALIAS(MPI_Comm_get_attr);
 
-int PMPI_Comm_delete_attr(MPI_Comm comm, int keyval) { return delete_attr("MPI_Comm_delete_attr", comm, keyval); }
+int PMPI_Comm_delete_attr(MPI_Comm comm, int keyval) {
+  return delete_attr("MPI_Comm_delete_attr", comm, keyval);
+}
 BATON_ALIAS(MPI_Comm_delete_attr);
 
 // Deprecated MPI-1 names (same semantics on communicators).
@@ -575,7 +596,9 @@ int PMPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_f
 }
 BATON_ALIAS(MPI_Keyval_create);
 
-int PMPI_Keyval_free(int* keyval) { return free_keyval("MPI_Keyval_free", keyval); }
+int PMPI_Keyval_free(int* keyval) {
+  return free_keyval("MPI_Keyval_free", keyval);
+}
 BATON_ALIAS(MPI_Keyval_free);
 
 int PMPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val) {
@@ -588,7 +611,9 @@ int PMPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
 }
 BATON_ALIAS(MPI_Attr_get);
 
-int PMPI_Attr_delete(MPI_Comm comm, int keyval) { return delete_attr("MPI_Attr_delete", comm, keyval); }
+int PMPI_Attr_delete(MPI_Comm comm, int keyval) {
+  return delete_attr("MPI_Attr_delete", comm, keyval);
+}
 BATON_ALIAS(MPI_Attr_delete);
 
 }  // extern "C"

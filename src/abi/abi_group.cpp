@@ -37,10 +37,14 @@ MPI_Group to_handle(core::group* g) {
 namespace {
 int cmp_to_mpi(core::cmp_result r) {
   switch (r) {
-    case core::cmp_result::ident: return MPI_IDENT;
-    case core::cmp_result::congruent: return MPI_CONGRUENT;
-    case core::cmp_result::similar: return MPI_SIMILAR;
-    case core::cmp_result::unequal: break;
+    case core::cmp_result::ident:
+      return MPI_IDENT;
+    case core::cmp_result::congruent:
+      return MPI_CONGRUENT;
+    case core::cmp_result::similar:
+      return MPI_SIMILAR;
+    case core::cmp_result::unequal:
+      break;
   }
   return MPI_UNEQUAL;
 }

@@ -13,9 +13,12 @@ int g_next_keyval = keyval_first_user;
 
 const char* kind_name(keyval_kind k) {
   switch (k) {
-    case keyval_kind::comm: return "communicator";
-    case keyval_kind::type: return "datatype";
-    case keyval_kind::win: return "window";
+    case keyval_kind::comm:
+      return "communicator";
+    case keyval_kind::type:
+      return "datatype";
+    case keyval_kind::win:
+      return "window";
   }
   return "?";
 }
@@ -47,7 +50,8 @@ keyval* keyval_find(int id, keyval_kind kind) {
   std::lock_guard<std::mutex> g(g_keyval_mutex);
   auto it = g_keyvals.find(id);
   if (it == g_keyvals.end()) {
-    if (id == 0) (void)error_set(errc::keyval, "invalid attribute key (MPI_KEYVAL_INVALID)");
+    if (id == 0)
+      (void)error_set(errc::keyval, "invalid attribute key (MPI_KEYVAL_INVALID)");
     else if (keyval_is_predefined(id))
       (void)error_set(errc::keyval, "attribute key %d is predefined (read-only)", id);
     else

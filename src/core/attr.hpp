@@ -30,8 +30,8 @@ class keyval {
   void* copy_fn = nullptr;    // sentinel 0 = null copy, 1 = dup; else a C callback
   void* delete_fn = nullptr;  // sentinel 0 = null delete; else a C callback
   void* extra_state = nullptr;
-  bool freed = false;         // the user called free_keyval
-  std::atomic<int> refs{1};   // the user's reference plus one per attribute
+  bool freed = false;        // the user called free_keyval
+  std::atomic<int> refs{1};  // the user's reference plus one per attribute
   void retain() { refs.fetch_add(1, std::memory_order_relaxed); }
   void release();
 };

@@ -67,13 +67,13 @@ errc expand_ranges(const group* g, int n, const int (*ranges)[3], std::vector<in
     const int first = ranges[i][0], last = ranges[i][1], stride = ranges[i][2];
     if (stride == 0) return error_set(errc::arg, "ranges[%d] has stride 0", i);
     if (first < 0 || first >= g->size() || last < 0 || last >= g->size())
-      return error_set(errc::rank, "ranges[%d] = (%d, %d, %d) names a rank outside the group (size %d)", i, first,
-                       last, stride, g->size());
+      return error_set(errc::rank, "ranges[%d] = (%d, %d, %d) names a rank outside the group (size %d)", i, first, last,
+                       stride, g->size());
     if ((stride > 0 && first > last) || (stride < 0 && first < last)) continue;  // empty range
     for (int64_t r = first; stride > 0 ? r <= last : r >= last; r += stride) {
       if (seen[size_t(r)])
-        return error_set(errc::rank, "ranges[%d] = (%d, %d, %d) names rank %d a second time", i, first, last,
-                         stride, int(r));
+        return error_set(errc::rank, "ranges[%d] = (%d, %d, %d) names rank %d a second time", i, first, last, stride,
+                         int(r));
       seen[size_t(r)] = 1;
       out.push_back(int(r));
     }
@@ -81,7 +81,9 @@ errc expand_ranges(const group* g, int n, const int (*ranges)[3], std::vector<in
   return errc::success;
 }
 
-std::unordered_set<int> world_set(const group* g) { return {g->world.begin(), g->world.end()}; }
+std::unordered_set<int> world_set(const group* g) {
+  return {g->world.begin(), g->world.end()};
+}
 }  // namespace
 
 errc group_incl(const group* g, int n, const int* ranks, group** out) {
