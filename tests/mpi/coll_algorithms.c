@@ -7,7 +7,8 @@
  * Counts 0, 1, nranks-1, nranks, odd ones, and past the 64 KiB and 1 MiB selection thresholds;
  * every root for bcast and reduce; blocking and nonblocking forms; in place and not; SUM on int
  * and double, MAX, a non-commutative user op (2x2 matrix product mod 2^32), a derived contiguous
- * type, and a non-contiguous vector type for bcast. Expected values are computed locally. */
+ * type, a non-contiguous vector type for bcast, and bcasts whose root and receivers use different
+ * datatypes with the same type signature. Expected values are computed locally. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,6 +109,31 @@ static void test_bcast(void) {
       bad = 0;
       for (int64_t i = 0; i + 1 < 3 * n; ++i) bad += buf[i] != ival(i, root + 3);
       CHECK(bad == 0, "bcast vector n=%lld root=%d: %lld wrong", (long long)n, root, (long long)bad);
+
+      /* one type signature, different types: the root sends n strided elements, the others
+       * receive 2n contiguous ints (ranks split the message alike only by its byte count) */
+      for (int64_t i = 0; i < 3 * n; ++i) buf[i] = rank == root ? ival(i, root + 4) : -7;
+      if (rank == root) {
+        CHECK_MPI(MPI_Bcast(buf, (int)n, strided, root, MPI_COMM_WORLD));
+      } else {
+        CHECK_MPI(MPI_Bcast(buf, (int)(2 * n), MPI_INT, root, MPI_COMM_WORLD));
+      }
+      bad = 0;
+      for (int64_t k = 0; k < n && rank != root; ++k)
+        bad += buf[2 * k] != ival(3 * k, root + 4) || buf[2 * k + 1] != ival(3 * k + 2, root + 4);
+      CHECK(bad == 0, "bcast vector -> int n=%lld root=%d: %lld wrong", (long long)n, root, (long long)bad);
+
+      /* and the reverse: 2n ints at the root, n strided elements elsewhere */
+      for (int64_t i = 0; i < 3 * n; ++i) buf[i] = rank == root ? ival(i, root + 5) : -7;
+      if (rank == root) {
+        CHECK_MPI(MPI_Bcast(buf, (int)(2 * n), MPI_INT, root, MPI_COMM_WORLD));
+      } else {
+        CHECK_MPI(MPI_Bcast(buf, (int)n, strided, root, MPI_COMM_WORLD));
+      }
+      bad = 0;
+      for (int64_t k = 0; k < n && rank != root; ++k)
+        bad += buf[3 * k] != ival(2 * k, root + 5) || buf[3 * k + 1] != -7 || buf[3 * k + 2] != ival(2 * k + 1, root + 5);
+      CHECK(bad == 0, "bcast int -> vector n=%lld root=%d: %lld wrong", (long long)n, root, (long long)bad);
     }
     free(buf);
   }

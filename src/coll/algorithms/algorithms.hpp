@@ -74,10 +74,9 @@ inline bool power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
 inline bool large_message(const coll_args& a) {
   return message_bytes(a) >= large_message_bytes && a.count >= a.c->size;
 }
-// Broadcast of a contiguous type splits bytes, so one large element is enough.
-inline bool bcast_large(const coll_args& a) {
-  return message_bytes(a) >= large_message_bytes && (a.type->is_contiguous() || a.count >= a.c->size);
-}
+// Broadcast splits bytes, so one large element is enough. Only the byte count is the same on every
+// rank (receivers may use another datatype and count than the root), so nothing else may decide.
+inline bool bcast_large(const coll_args& a) { return message_bytes(a) >= large_message_bytes; }
 // Ring allreduce beats Rabenseifner from 1 MiB (pipelined, neighbours only), and at any large size
 // when the rank count is not a power of two (Rabenseifner's fold doubles the folded ranks' traffic).
 inline bool ring_allreduce_preferred(const coll_args& a) {

@@ -4,58 +4,51 @@
 // forwarding to its right neighbour the piece it received from its left one the step before.
 // About 2x the message per rank instead of log2(n)x.
 //
-// Pieces are numbered by rank relative to the root and laid out in order in the buffer, so a
-// subtree's pieces form one range. A contiguous type is cut at byte granularity (any count works,
-// even one large element); any other type at element granularity (pieces may be empty when
-// count < n, their messages then carry nothing).
+// The message is cut at byte granularity: the total byte count is the one thing every rank agrees
+// on (a receiver may use another datatype and count than the root, with the same type signature),
+// so piece boundaries come from it alone and any count works, even one large element; pieces may
+// be empty (count*size < n), their messages then carry nothing. Pieces are numbered by rank
+// relative to the root and laid out in order, so a subtree's pieces form one byte range.
+// A rank whose datatype is contiguous works in its buffer directly; any other rank works in a
+// packed temporary, packed (root) or unpacked (others) by a message to itself.
 #include "coll/algorithms/algorithms.hpp"
 
 namespace baton::coll {
-
-namespace {
-// The buffer as `total` units of `type`: bytes of a contiguous type, else whole elements.
-struct units {
-  const core::datatype* type;
-  int64_t total;
-  int64_t stride;  // bytes per unit
-  int64_t base;    // byte offset of unit 0 in the receive slot
-
-  buf_ref at(int64_t u) const { return buf_ref{slot_recv, base + u * stride}; }
-};
-}  // namespace
 
 errc bcast_scatter_allgather(const coll_args& a, builder& b) {
   const int n = a.c->size, me = a.c->rank, root = a.root;
   if (n == 1) return errc::success;
   const int vr = (me - root + n) % n;
-  units u;
-  if (a.type->is_contiguous()) {
-    u = units{core::predefined_datatype(0x247), a.count * a.type->size(), 1, a.type->true_lb()};
-  } else {
-    u = units{a.type, a.count, a.type->extent(), 0};
-  }
-  auto first = [&](int piece) { return piece_begin(u.total, n, piece); };
-  auto span = [&](int from, int to) { return pieces_count(u.total, n, from, std::min(to, n)); };
+  const core::datatype* byte = core::predefined_datatype(0x247);
+  const int64_t total = a.count * a.type->size();
+  const bool direct = a.type->is_contiguous();
+  const buf_ref base = direct ? buf_ref{slot_recv, a.type->true_lb()} : buf_ref{b.temp(total), 0};
+  auto at_byte = [&](int64_t off) { return buf_ref{base.slot, base.offset + off}; };
+  auto first = [&](int piece) { return at_byte(piece_begin(total, n, piece)); };
+  auto span = [&](int from, int to) { return pieces_count(total, n, from, std::min(to, n)); };
   auto real = [&](int rel) { return (rel + root) % n; };
 
-  // Binomial scatter of piece ranges.
   std::vector<uint32_t> scatter;
+  if (!direct && vr == 0) {  // pack: the scatter's sends wait for it
+    b.send(me, buf_ref{slot_recv, 0}, a.count, a.type);
+    scatter.push_back(b.recv(me, base, total, byte));
+  }
+
+  // Binomial scatter of piece ranges.
   int mask = 1;
   while (mask < n) {
     if (vr & mask) {
-      scatter.push_back(b.recv(real(vr - mask), u.at(first(vr)), span(vr, vr + mask), u.type));
+      scatter.push_back(b.recv(real(vr - mask), first(vr), span(vr, vr + mask), byte));
       break;
     }
     mask <<= 1;
   }
-  const bool has_parent = !scatter.empty();
-  const uint32_t got = has_parent ? scatter[0] : 0;
+  const std::vector<uint32_t> got = scatter;  // the data this rank scatters further
   for (mask >>= 1; mask > 0; mask >>= 1) {
     if (vr + mask >= n) continue;
     const int child = vr + mask;
-    const buf_ref src = u.at(first(child));
-    const int64_t cnt = span(child, child + mask);
-    scatter.push_back(has_parent ? b.send(real(child), src, cnt, u.type, {got}) : b.send(real(child), src, cnt, u.type));
+    scatter.push_back(
+        b.add(make_step(step_kind::send, real(child), first(child), {}, span(child, child + mask), byte), got));
   }
 
   // Ring allgather. Every receive may overwrite pieces the scatter still sends (with the same
@@ -63,10 +56,16 @@ errc bcast_scatter_allgather(const coll_args& a, builder& b) {
   const uint32_t ready = join(b, scatter);
   const int right = real((vr + 1) % n), left = real((vr - 1 + n) % n);
   uint32_t prev = ready;
+  std::vector<uint32_t> received{ready};
   for (int s = 0; s < n - 1; ++s) {
     const int out = (vr - s + n) % n, in = (vr - s - 1 + n) % n;
-    b.send(right, u.at(first(out)), span(out, out + 1), u.type, {prev});
-    prev = b.recv(left, u.at(first(in)), span(in, in + 1), u.type, {ready});
+    b.send(right, first(out), span(out, out + 1), byte, {prev});
+    prev = b.recv(left, first(in), span(in, in + 1), byte, {ready});
+    received.push_back(prev);
+  }
+  if (!direct && vr != 0) {  // unpack once every piece is in
+    b.add(make_step(step_kind::send, me, base, {}, total, byte), received);
+    b.recv(me, buf_ref{slot_recv, 0}, a.count, a.type);
   }
   return errc::success;
 }
