@@ -85,7 +85,6 @@ int recv_impl(const char* fn, void* buf, int64_t count, MPI_Datatype type, int s
     core::req_status st;
     errc e = p2p::recv(buf, count, a.t, source, tag, a.c, &st);
     abi::to_status(st, status);
-    if (status != MPI_STATUS_IGNORE) status->MPI_ERROR = abi::to_mpi(e);
     return e;
   });
 }
@@ -166,7 +165,6 @@ int sendrecv_impl(const char* fn, const void* sendbuf, int64_t sendcount, MPI_Da
     (void)p2p::wait(rr);
     errc e = rr->status.error;
     abi::to_status(rr->status, status);
-    if (status != MPI_STATUS_IGNORE) status->MPI_ERROR = abi::to_mpi(e);
     if (e == errc::success) e = sr->status.error;
     free_request(sr);
     free_request(rr);
@@ -195,7 +193,6 @@ int sendrecv_replace_impl(const char* fn, void* buf, int64_t count, MPI_Datatype
     (void)p2p::wait(rr);
     errc e = rr->status.error;
     abi::to_status(rr->status, status);
-    if (status != MPI_STATUS_IGNORE) status->MPI_ERROR = abi::to_mpi(e);
     free_request(sr);
     free_request(rr);
     return e;
@@ -242,6 +239,27 @@ int imrecv_impl(const char* fn, void* buf, int64_t count, MPI_Datatype type, MPI
       *request = abi::to_handle(r);
       *message = MPI_MESSAGE_NULL;
     }
+    return e;
+  });
+}
+
+int isendrecv_impl(const char* fn, const void* sendbuf, int64_t sendcount, MPI_Datatype sendtype, int dest,
+                   int sendtag, void* recvbuf, int64_t recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                   MPI_Comm comm, bool replace, MPI_Request* request) {
+  p2p_args s, r;
+  if (errc e = check_args(fn, sendbuf, sendcount, sendtype, dest, sendtag, comm, true, s); e != errc::success)
+    return abi::raise(fn, s.c, e);
+  if (errc e = check_args(fn, recvbuf, recvcount, recvtype, source, recvtag, comm, false, r); e != errc::success)
+    return abi::raise(fn, r.c, e);
+  if (!request) {
+    (void)core::error_set(errc::arg, "NULL request pointer");
+    return abi::raise(fn, s.c, errc::arg);
+  }
+  return call(fn, s.c, [&] {
+    core::request* q = nullptr;
+    errc e = p2p::isendrecv(sendbuf, sendcount, s.t, dest, sendtag, recvbuf, recvcount, r.t, source, recvtag, s.c,
+                            replace, &q);
+    if (e == errc::success) *request = abi::to_handle(q);
     return e;
   });
 }
@@ -361,6 +379,33 @@ BATON_ALIAS(MPI_Sendrecv_c);
 BATON_ALIAS(MPI_Sendrecv_replace);
 BATON_ALIAS(MPI_Sendrecv_replace_c);
 
+int PMPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
+                   int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                   MPI_Request* request) {
+  return isendrecv_impl("MPI_Isendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                        source, recvtag, comm, false, request);
+}
+int PMPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                     void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                     MPI_Request* request) {
+  return isendrecv_impl("MPI_Isendrecv_c", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                        source, recvtag, comm, false, request);
+}
+int PMPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                           int recvtag, MPI_Comm comm, MPI_Request* request) {
+  return isendrecv_impl("MPI_Isendrecv_replace", buf, count, datatype, dest, sendtag, buf, count, datatype, source,
+                        recvtag, comm, true, request);
+}
+int PMPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                             int recvtag, MPI_Comm comm, MPI_Request* request) {
+  return isendrecv_impl("MPI_Isendrecv_replace_c", buf, count, datatype, dest, sendtag, buf, count, datatype, source,
+                        recvtag, comm, true, request);
+}
+BATON_ALIAS(MPI_Isendrecv);
+BATON_ALIAS(MPI_Isendrecv_c);
+BATON_ALIAS(MPI_Isendrecv_replace);
+BATON_ALIAS(MPI_Isendrecv_replace_c);
+
 // ---- probes ----
 
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
@@ -441,7 +486,6 @@ static int mrecv_impl(const char* fn, void* buf, int64_t count, MPI_Datatype dat
     (void)p2p::wait(r);
     errc e = r->status.error;
     abi::to_status(r->status, status);
-    if (status != MPI_STATUS_IGNORE) status->MPI_ERROR = abi::to_mpi(e);
     free_request(r);
     return e;
   });
@@ -487,5 +531,20 @@ BATON_ALIAS(MPI_Buffer_attach);
 BATON_ALIAS(MPI_Buffer_attach_c);
 BATON_ALIAS(MPI_Buffer_detach);
 BATON_ALIAS(MPI_Buffer_detach_c);
+
+int PMPI_Buffer_flush(void) {
+  return call("MPI_Buffer_flush", nullptr, [] { return p2p::buffer_flush(); });
+}
+BATON_ALIAS(MPI_Buffer_flush);
+
+int PMPI_Buffer_iflush(MPI_Request* request) {
+  return call("MPI_Buffer_iflush", nullptr, [&] {
+    core::request* r = nullptr;
+    errc e = p2p::buffer_iflush(&r);
+    if (e == errc::success) *request = abi::to_handle(r);
+    return e;
+  });
+}
+BATON_ALIAS(MPI_Buffer_iflush);
 
 }  // extern "C"

@@ -467,7 +467,14 @@ int PMPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Co
   abi::set_status_bytes(status, uint64_t(count) * uint64_t(t->size()));
   return MPI_SUCCESS;
 }
+int PMPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
+  const core::datatype* t = abi::to_type(datatype);
+  if (!t) return abi::raise("MPI_Status_set_elements_x", nullptr, errc::type);
+  abi::set_status_bytes(status, uint64_t(count) * uint64_t(t->size()));
+  return MPI_SUCCESS;
+}
 BATON_ALIAS(MPI_Status_set_elements);
 BATON_ALIAS(MPI_Status_set_elements_c);
+BATON_ALIAS(MPI_Status_set_elements_x);
 
 }  // extern "C"

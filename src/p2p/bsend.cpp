@@ -4,6 +4,7 @@
 // MPI_BSEND_OVERHEAD (512 bytes in the MPI-5.0 ABI) of bookkeeping, as MPI_Pack_size users expect.
 #include <cstring>
 #include <map>
+#include <vector>
 
 #include "core/comm.hpp"
 #include "core/datatype.hpp"
@@ -88,12 +89,49 @@ errc buffer_detach(void** buf, int64_t* size) {
   return errc::success;
 }
 
+errc buffer_flush() {
+  core::engine_guard g;
+  core::progress_wait(g, [] { return g_buf.in_use == 0; });
+  return errc::success;
+}
+
+namespace {
+// MPI_Buffer_iflush requests, completed by a poller once every buffered send has left.
+std::vector<request*> g_flushes;
+bool poll_flushes() {
+  if (g_flushes.empty() || g_buf.in_use != 0) return false;
+  for (request* r : g_flushes) complete_request(r);
+  g_flushes.clear();
+  core::progress_remove_poller(poll_flushes);
+  return true;
+}
+}  // namespace
+
+errc buffer_iflush(request** out) {
+  core::engine_guard g;
+  request* r = core::request_new(core::req_kind::send);
+  r->c = core::rt().self;
+  r->c->retain();
+  r->dt = core::predefined_datatype(0x247);
+  r->active = true;
+  *out = r;
+  if (g_buf.in_use == 0) {
+    r->mark_complete();
+    return errc::success;
+  }
+  g_flushes.push_back(r);
+  core::progress_add_poller(poll_flushes);
+  return errc::success;
+}
+
 // Called for MPI_Bsend / MPI_Ibsend / a started Bsend_init request.
 errc bsend_start(const void* buf, int64_t count, const datatype* dt, int dest, int tag, comm* c) {
   core::engine_guard g;
   const uint64_t bytes = static_cast<uint64_t>(count) * static_cast<uint64_t>(dt->size());
   if (dest == proc_null) return errc::success;
-  const uint64_t need = (bytes + bsend_overhead + 15) / 16 * 16;
+  // Exactly the standard's promise: packed size + MPI_BSEND_OVERHEAD (the block's bookkeeping
+  // lives inside the overhead; data need not be aligned, the transports copy bytes).
+  const uint64_t need = bytes + bsend_overhead;
   char* block = g_buf.base ? carve(need) : nullptr;
   if (!block) {
     return core::error_set(errc::buffer,

@@ -75,6 +75,10 @@ bool message_valid(const message* m);
 // Buffered mode (MPI_Buffer_attach/detach). Detach waits for pending buffered sends.
 [[nodiscard]] errc buffer_attach(void* buf, int64_t size);
 [[nodiscard]] errc buffer_detach(void** buf, int64_t* size);
+// MPI_Buffer_flush / MPI_Buffer_iflush: wait (or a request that completes) once every pending
+// buffered send has left the attached buffer.
+[[nodiscard]] errc buffer_flush();
+[[nodiscard]] errc buffer_iflush(request** out);
 
 // One pass over every transport and queue. Returns true if anything happened.
 bool poll();
@@ -100,4 +104,13 @@ namespace baton::p2p {
 // completion call; the callee then owns r (request_delete it). r->ext = owner, r->step = step.
 request* start_internal(core::req_kind kind, void* buf, int64_t count, const datatype* dt, int peer, int tag, comm* c,
                         uint32_t ctx, void (*on_complete)(request*), void* owner, uint32_t step);
+}  // namespace baton::p2p
+
+namespace baton::p2p {
+// MPI_Isendrecv (replace = false) and MPI_Isendrecv_replace (replace = true: the outgoing data is
+// packed at the call, then the buffer receives). The request completes when both parts have; its
+// status is the receive's.
+[[nodiscard]] errc isendrecv(const void* sendbuf, int64_t scount, const datatype* stype, int dest, int stag,
+                             void* recvbuf, int64_t rcount, const datatype* rtype, int source, int rtag, comm* c,
+                             bool replace, request** out);
 }  // namespace baton::p2p

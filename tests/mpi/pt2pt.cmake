@@ -44,3 +44,7 @@ add_mpi_test(NAME pt2pt_persistent_async SOURCES pt2pt_persistent.c NP 1 2 4 TIM
              ENV BATON_ASYNC_PROGRESS=1)
 add_mpi_test(NAME pt2pt_nonblocking_async SOURCES pt2pt_nonblocking.c NP 2 3 TIMEOUT 60 LABELS pt2pt async
              ENV BATON_ASYNC_PROGRESS=1)
+
+# Isendrecv(_replace); single-completion calls leave MPI_ERROR alone; buffered sends fit in
+# packed size + MPI_BSEND_OVERHEAD; Buffer_flush/iflush (regressions from MPICH's pt2pt suite)
+add_mpi_test(NAME pt2pt_isendrecv SOURCES pt2pt_isendrecv.c NP 1 2 3 4 8 TIMEOUT 60 LABELS pt2pt)
