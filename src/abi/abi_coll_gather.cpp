@@ -45,8 +45,7 @@ errc refuse_in_place(const char* where) {
 template <class Count, class Displ>
 errc copy_vector(int n, const Count* counts, const Displ* displs, std::vector<int64_t>* c64,
                  std::vector<int64_t>* d64) {
-  if (n > 0 && (!counts || !displs))
-    return core::error_set(errc::arg, "NULL count or displacement array");
+  if (n > 0 && (!counts || !displs)) return core::error_set(errc::arg, "NULL count or displacement array");
   c64->resize(static_cast<size_t>(n));
   d64->resize(static_cast<size_t>(n));
   for (int r = 0; r < n; ++r) {
@@ -106,7 +105,6 @@ errc fill_regular(coll::coll_kind kind, core::comm* c, const void* sendbuf, int6
     // The root of a gather receives n blocks, every rank of an allgather too.
     const int64_t blocks = kind == coll::coll_kind::scatter ? 1 : c->size;
     if (errc e = check_data(recvbuf, rcount * blocks, rtype, &a->rtype); e != errc::success) return e;
-    if (errc e = abi::check_count(rcount); e != errc::success) return e;
     a->recvbuf = recvbuf;
     a->rcount = rcount;
   }
@@ -209,11 +207,11 @@ extern "C" {
 // ---- gather ----
 int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                 MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return regular_impl("MPI_Gather", coll_kind::gather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                      root, comm, nullptr);
+  return regular_impl("MPI_Gather", coll_kind::gather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                      comm, nullptr);
 }
-int PMPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
-                  MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+int PMPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                  MPI_Datatype recvtype, int root, MPI_Comm comm) {
   return regular_impl("MPI_Gather_c", coll_kind::gather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                       root, comm, nullptr);
 }
@@ -222,10 +220,10 @@ int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
   return regular_impl("MPI_Igather", coll_kind::gather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                       root, comm, request);
 }
-int PMPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
-                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
-  return regular_impl("MPI_Igather_c", coll_kind::gather, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                      recvtype, root, comm, request);
+int PMPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                   MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  return regular_impl("MPI_Igather_c", coll_kind::gather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                      root, comm, request);
 }
 BATON_ALIAS(MPI_Gather);
 BATON_ALIAS(MPI_Gather_c);
@@ -252,8 +250,8 @@ int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
 int PMPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                     const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
                     MPI_Comm comm, MPI_Request* request) {
-  return vector_impl("MPI_Igatherv_c", coll_kind::gatherv, sendbuf, recvbuf, sendcount, sendtype, recvcounts,
-                     displs, recvtype, root, comm, request);
+  return vector_impl("MPI_Igatherv_c", coll_kind::gatherv, sendbuf, recvbuf, sendcount, sendtype, recvcounts, displs,
+                     recvtype, root, comm, request);
 }
 BATON_ALIAS(MPI_Gatherv);
 BATON_ALIAS(MPI_Gatherv_c);
@@ -266,20 +264,20 @@ int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
   return regular_impl("MPI_Scatter", coll_kind::scatter, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                       root, comm, nullptr);
 }
-int PMPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
-                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return regular_impl("MPI_Scatter_c", coll_kind::scatter, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                      recvtype, root, comm, nullptr);
+int PMPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                   MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return regular_impl("MPI_Scatter_c", coll_kind::scatter, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                      root, comm, nullptr);
 }
 int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                   MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
-  return regular_impl("MPI_Iscatter", coll_kind::scatter, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                      recvtype, root, comm, request);
+  return regular_impl("MPI_Iscatter", coll_kind::scatter, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                      root, comm, request);
 }
-int PMPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
-                    MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
-  return regular_impl("MPI_Iscatter_c", coll_kind::scatter, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                      recvtype, root, comm, request);
+int PMPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                    MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  return regular_impl("MPI_Iscatter_c", coll_kind::scatter, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                      root, comm, request);
 }
 BATON_ALIAS(MPI_Scatter);
 BATON_ALIAS(MPI_Scatter_c);
@@ -287,28 +285,26 @@ BATON_ALIAS(MPI_Iscatter);
 BATON_ALIAS(MPI_Iscatter_c);
 
 // ---- scatterv ----
-int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
-                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   return vector_impl("MPI_Scatterv", coll_kind::scatterv, sendbuf, recvbuf, recvcount, recvtype, sendcounts, displs,
                      sendtype, root, comm, nullptr);
 }
-int PMPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
-                    MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
-                    MPI_Comm comm) {
-  return vector_impl("MPI_Scatterv_c", coll_kind::scatterv, sendbuf, recvbuf, recvcount, recvtype, sendcounts,
-                     displs, sendtype, root, comm, nullptr);
+int PMPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype,
+                    void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return vector_impl("MPI_Scatterv_c", coll_kind::scatterv, sendbuf, recvbuf, recvcount, recvtype, sendcounts, displs,
+                     sendtype, root, comm, nullptr);
 }
 int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
-                   void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                   MPI_Request* request) {
+                   void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
   return vector_impl("MPI_Iscatterv", coll_kind::scatterv, sendbuf, recvbuf, recvcount, recvtype, sendcounts, displs,
                      sendtype, root, comm, request);
 }
-int PMPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
-                     MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
-                     MPI_Comm comm, MPI_Request* request) {
-  return vector_impl("MPI_Iscatterv_c", coll_kind::scatterv, sendbuf, recvbuf, recvcount, recvtype, sendcounts,
-                     displs, sendtype, root, comm, request);
+int PMPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype,
+                     void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                     MPI_Request* request) {
+  return vector_impl("MPI_Iscatterv_c", coll_kind::scatterv, sendbuf, recvbuf, recvcount, recvtype, sendcounts, displs,
+                     sendtype, root, comm, request);
 }
 BATON_ALIAS(MPI_Scatterv);
 BATON_ALIAS(MPI_Scatterv_c);
@@ -318,8 +314,8 @@ BATON_ALIAS(MPI_Iscatterv_c);
 // ---- allgather ----
 int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm) {
-  return regular_impl("MPI_Allgather", coll_kind::allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                      recvtype, 0, comm, nullptr);
+  return regular_impl("MPI_Allgather", coll_kind::allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                      0, comm, nullptr);
 }
 int PMPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                      MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
@@ -344,17 +340,16 @@ BATON_ALIAS(MPI_Iallgather_c);
 // ---- allgatherv ----
 int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                     const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
-  return vector_impl("MPI_Allgatherv", coll_kind::allgatherv, sendbuf, recvbuf, sendcount, sendtype, recvcounts,
-                     displs, recvtype, 0, comm, nullptr);
+  return vector_impl("MPI_Allgatherv", coll_kind::allgatherv, sendbuf, recvbuf, sendcount, sendtype, recvcounts, displs,
+                     recvtype, 0, comm, nullptr);
 }
 int PMPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                       const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm) {
   return vector_impl("MPI_Allgatherv_c", coll_kind::allgatherv, sendbuf, recvbuf, sendcount, sendtype, recvcounts,
                      displs, recvtype, 0, comm, nullptr);
 }
-int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
-                     MPI_Request* request) {
+int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                     const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   return vector_impl("MPI_Iallgatherv", coll_kind::allgatherv, sendbuf, recvbuf, sendcount, sendtype, recvcounts,
                      displs, recvtype, 0, comm, request);
 }

@@ -16,7 +16,8 @@ errc gather_detail::allgatherv_bruck_impl(const coll_args& a, builder& b, const 
   const buf_ref rbuf{slot_recv, 0};
   // off[i]: element offset of relative block i in the temporary.
   std::vector<int64_t> off(static_cast<size_t>(n) + 1, 0);
-  for (int i = 0; i < n; ++i) off[static_cast<size_t>(i) + 1] = off[static_cast<size_t>(i)] + counts[static_cast<size_t>((me + i) % n)];
+  for (int i = 0; i < n; ++i)
+    off[static_cast<size_t>(i) + 1] = off[static_cast<size_t>(i)] + counts[static_cast<size_t>((me + i) % n)];
   const buf_ref tmp = temp_buffer(b, rt, off[static_cast<size_t>(n)]);
   std::vector<uint32_t> have;
   const size_t mine = static_cast<size_t>(me);

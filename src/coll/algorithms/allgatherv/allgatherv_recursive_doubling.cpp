@@ -19,7 +19,8 @@ errc allgatherv_recursive_doubling(const coll_args& a, builder& b) {
   for (int d = 1; d < n; d <<= 1) {
     const int partner = me ^ d;
     const int mine = me & ~(d - 1), theirs = partner & ~(d - 1);
-    for (int j = mine; j < mine + d; ++j) send_after(b, partner, at(rbuf, rt, a.rdispls[j]), a.rcounts[j], rt, brought[static_cast<size_t>(j)]);
+    for (int j = mine; j < mine + d; ++j)
+      send_after(b, partner, at(rbuf, rt, a.rdispls[j]), a.rcounts[j], rt, brought[static_cast<size_t>(j)]);
     for (int j = theirs; j < theirs + d; ++j)
       brought[static_cast<size_t>(j)].assign(1, b.recv(partner, at(rbuf, rt, a.rdispls[j]), a.rcounts[j], rt));
   }

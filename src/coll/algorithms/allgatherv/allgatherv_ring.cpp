@@ -16,8 +16,8 @@ errc gather_detail::allgatherv_ring_impl(const coll_args& a, builder& b, const s
   const int right = (me + 1) % n, left = (me - 1 + n) % n;
   std::vector<uint32_t> have;  // the step that brought the block last received
   if (!a.in_place)
-    have.push_back(copy_convert(b, me, buf_ref{slot_send, 0}, a.count, a.type, at(rbuf, rt, displs[me]), counts[me],
-                                rt, {}));
+    have.push_back(
+        copy_convert(b, me, buf_ref{slot_send, 0}, a.count, a.type, at(rbuf, rt, displs[me]), counts[me], rt, {}));
   for (int i = 0; i + 1 < n; ++i) {
     const size_t out = static_cast<size_t>((me - i + n) % n), in = static_cast<size_t>((me - i - 1 + 2 * n) % n);
     send_after(b, right, at(rbuf, rt, displs[out]), counts[out], rt, have);

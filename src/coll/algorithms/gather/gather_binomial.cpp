@@ -38,10 +38,12 @@ errc gather_binomial(const coll_args& a, builder& b) {
   std::vector<uint32_t> have;
   have.push_back(copy_convert(b, me, sbuf, a.count, a.type, tmp, blk, byte, {}));
   for (int mask = 1; mask < low && vr + mask < n; mask <<= 1)
-    have.push_back(b.recv((vr + mask + root) % n, buf_ref{tmp.slot, mask * blk}, subtree_size(vr + mask, n) * blk, byte));
+    have.push_back(
+        b.recv((vr + mask + root) % n, buf_ref{tmp.slot, mask * blk}, subtree_size(vr + mask, n) * blk, byte));
   const int before_wrap = vr == low ? std::min(sub, n - me) : sub;  // the parent is the root: split
   send_after(b, parent, tmp, before_wrap * blk, byte, have);
-  if (before_wrap < sub) send_after(b, parent, buf_ref{tmp.slot, before_wrap * blk}, (sub - before_wrap) * blk, byte, have);
+  if (before_wrap < sub)
+    send_after(b, parent, buf_ref{tmp.slot, before_wrap * blk}, (sub - before_wrap) * blk, byte, have);
   return errc::success;
 }
 

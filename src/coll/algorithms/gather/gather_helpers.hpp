@@ -15,7 +15,9 @@
 
 namespace baton::coll::gather_detail {
 
-inline const core::datatype* byte_type() { return core::predefined_datatype(0x247); }  // MPI_BYTE
+inline const core::datatype* byte_type() {
+  return core::predefined_datatype(0x247);
+}  // MPI_BYTE
 
 inline step gather_step(step_kind k, int peer, buf_ref a, buf_ref b, int64_t count, const core::datatype* t) {
   step s;
@@ -29,11 +31,11 @@ inline step gather_step(step_kind k, int peer, buf_ref a, buf_ref b, int64_t cou
 }
 
 inline uint32_t send_after(builder& b, int peer, buf_ref src, int64_t count, const core::datatype* t,
-                     const std::vector<uint32_t>& after) {
+                           const std::vector<uint32_t>& after) {
   return b.add(gather_step(step_kind::send, peer, src, {}, count, t), after);
 }
 inline uint32_t recv_after(builder& b, int peer, buf_ref dst, int64_t count, const core::datatype* t,
-                     const std::vector<uint32_t>& after) {
+                           const std::vector<uint32_t>& after) {
   return b.add(gather_step(step_kind::recv, peer, dst, {}, count, t), after);
 }
 
@@ -53,8 +55,12 @@ inline uint32_t copy_convert(builder& b, int me, buf_ref src, int64_t scount, co
 
 // Binomial trees over ranks relative to the root (vr = (rank - root) mod n): the subtree of vr holds
 // relative ranks [vr, vr + subtree_size(vr)); its parent is vr - lowbit(vr).
-inline int lowbit(int vr, int n) { return vr == 0 ? n : (vr & -vr); }
-inline int subtree_size(int vr, int n) { return std::min(lowbit(vr, n), n - vr); }
+inline int lowbit(int vr, int n) {
+  return vr == 0 ? n : (vr & -vr);
+}
+inline int subtree_size(int vr, int n) {
+  return std::min(lowbit(vr, n), n - vr);
+}
 
 // Allgatherv by the ring (blocks travel n - 1 hops to the right) or Bruck's algorithm (ceil(log2 n)
 // rounds through a temporary in rank order relative to this rank), with per-rank counts and

@@ -41,7 +41,8 @@ errc scatter_binomial(const coll_args& a, builder& b) {
   std::vector<uint32_t> got;
   const int before_wrap = vr == low ? std::min(sub, n - me) : sub;  // the parent is the root: split
   got.push_back(b.recv(parent, tmp, before_wrap * blk, byte));
-  if (before_wrap < sub) got.push_back(b.recv(parent, buf_ref{tmp.slot, before_wrap * blk}, (sub - before_wrap) * blk, byte));
+  if (before_wrap < sub)
+    got.push_back(b.recv(parent, buf_ref{tmp.slot, before_wrap * blk}, (sub - before_wrap) * blk, byte));
   int mask = 1;
   while (mask < low && vr + mask < n) mask <<= 1;
   for (mask >>= 1; mask > 0; mask >>= 1)
