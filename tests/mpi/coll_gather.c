@@ -6,13 +6,14 @@
  * counts for some ranks and displacements in reverse rank order with gaps, and many nonblocking
  * calls outstanding at once. Every element of every receive buffer is compared, so holes and gaps
  * must stay untouched. coll_gather.cmake runs this program once per algorithm, forced with
- * BATON_<COLL>_ALGORITHM. */
+ * BATON_<COLL>_ALGORITHM. Part of it runs again on a communicator with the reverse rank order. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "mpitest.h"
 
 static int rank, size;
+static MPI_Comm tcomm; /* the communicator under test */
 static const int SENTINEL = -1;
 
 /* A buffer layout: `epu` logical ints per element of `type`; logical int k lives at int index
@@ -80,7 +81,7 @@ static int wait_rc(int rc, MPI_Request* req) { return rc != MPI_SUCCESS ? rc : M
 static int call_gather(int form, int scatter, const void* sb, int64_t sc, MPI_Datatype st, void* rb, int64_t rc,
                        MPI_Datatype rt, int root) {
   MPI_Request q;
-  MPI_Comm w = MPI_COMM_WORLD;
+  MPI_Comm w = tcomm;
   if (!scatter) switch (form) {
       case 0: return MPI_Gather(sb, (int)sc, st, rb, (int)rc, rt, root, w);
       case 1: return wait_rc(MPI_Igather(sb, (int)sc, st, rb, (int)rc, rt, root, w, &q), &q);
@@ -98,7 +99,7 @@ static int call_gather(int form, int scatter, const void* sb, int64_t sc, MPI_Da
 static int call_allgather(int form, const void* sb, int64_t sc, MPI_Datatype st, void* rb, int64_t rc,
                           MPI_Datatype rt) {
   MPI_Request q;
-  MPI_Comm w = MPI_COMM_WORLD;
+  MPI_Comm w = tcomm;
   switch (form) {
     case 0: return MPI_Allgather(sb, (int)sc, st, rb, (int)rc, rt, w);
     case 1: return wait_rc(MPI_Iallgather(sb, (int)sc, st, rb, (int)rc, rt, w, &q), &q);
@@ -122,7 +123,7 @@ static int call_vector(int form, int which, const void* sb, void* rb, int64_t co
     cd[r] = displs[r];
   }
   MPI_Request q;
-  MPI_Comm w = MPI_COMM_WORLD;
+  MPI_Comm w = tcomm;
   int rc = MPI_SUCCESS;
   const int ci = (int)count;
   if (which == 0) switch (form) {
@@ -335,34 +336,34 @@ static void test_outstanding(void) {
     b[0] = mpitest_malloc(sizeof(int) * C);
     b[1] = mpitest_malloc(sizeof(int) * C * n);
     for (int k = 0; k < C; ++k) b[0][k] = val(rank, k + i);
-    CHECK_MPI(MPI_Igather(b[0], C, MPI_INT, b[1], C, MPI_INT, root, MPI_COMM_WORLD, &q[0]));
+    CHECK_MPI(MPI_Igather(b[0], C, MPI_INT, b[1], C, MPI_INT, root, tcomm, &q[0]));
     /* scatter */
     b[2] = mpitest_malloc(sizeof(int) * C * n);
     b[3] = mpitest_malloc(sizeof(int) * C);
     for (int r = 0; r < n; ++r)
       for (int k = 0; k < C; ++k) b[2][r * C + k] = val(r, k + 2 * i);
-    CHECK_MPI(MPI_Iscatter(b[2], C, MPI_INT, b[3], C, MPI_INT, root, MPI_COMM_WORLD, &q[1]));
+    CHECK_MPI(MPI_Iscatter(b[2], C, MPI_INT, b[3], C, MPI_INT, root, tcomm, &q[1]));
     /* allgather */
     b[4] = mpitest_malloc(sizeof(int) * C);
     b[5] = mpitest_malloc(sizeof(int) * C * n);
     for (int k = 0; k < C; ++k) b[4][k] = val(rank, k + 3 * i);
-    CHECK_MPI(MPI_Iallgather(b[4], C, MPI_INT, b[5], C, MPI_INT, MPI_COMM_WORLD, &q[2]));
+    CHECK_MPI(MPI_Iallgather(b[4], C, MPI_INT, b[5], C, MPI_INT, tcomm, &q[2]));
     /* gatherv */
     b[6] = mpitest_malloc(sizeof(int) * (size_t)(mine + 1));
     b[7] = mpitest_malloc(sizeof(int) * (size_t)(vtotal + 1));
     for (int k = 0; k < mine; ++k) b[6][k] = val(rank, k + 4 * i);
-    CHECK_MPI(MPI_Igatherv(b[6], mine, MPI_INT, b[7], icounts, idispls, MPI_INT, root, MPI_COMM_WORLD, &q[3]));
+    CHECK_MPI(MPI_Igatherv(b[6], mine, MPI_INT, b[7], icounts, idispls, MPI_INT, root, tcomm, &q[3]));
     /* scatterv */
     b[8] = mpitest_malloc(sizeof(int) * (size_t)(vtotal + 1));
     b[9] = mpitest_malloc(sizeof(int) * (size_t)(mine + 1));
     for (int r = 0; r < n; ++r)
       for (int k = 0; k < icounts[r]; ++k) b[8][idispls[r] + k] = val(r, k + 5 * i);
-    CHECK_MPI(MPI_Iscatterv(b[8], icounts, idispls, MPI_INT, b[9], mine, MPI_INT, root, MPI_COMM_WORLD, &q[4]));
+    CHECK_MPI(MPI_Iscatterv(b[8], icounts, idispls, MPI_INT, b[9], mine, MPI_INT, root, tcomm, &q[4]));
     /* allgatherv */
     b[10] = mpitest_malloc(sizeof(int) * (size_t)(mine + 1));
     b[11] = mpitest_malloc(sizeof(int) * (size_t)(vtotal + 1));
     for (int k = 0; k < mine; ++k) b[10][k] = val(rank, k + 6 * i);
-    CHECK_MPI(MPI_Iallgatherv(b[10], mine, MPI_INT, b[11], icounts, idispls, MPI_INT, MPI_COMM_WORLD, &q[5]));
+    CHECK_MPI(MPI_Iallgatherv(b[10], mine, MPI_INT, b[11], icounts, idispls, MPI_INT, tcomm, &q[5]));
   }
   CHECK_MPI(MPI_Waitall(ROUNDS * PER, reqs, MPI_STATUSES_IGNORE));
   for (int i = 0; i < ROUNDS; ++i) {
@@ -402,6 +403,7 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   make_layouts();
+  tcomm = MPI_COMM_WORLD;
   test_gather_scatter(0);
   test_gather_scatter(1);
   test_allgather();
@@ -410,6 +412,16 @@ int main(int argc, char** argv) {
   test_vector(2);
   if (size <= 64) test_outstanding();
   test_errors();
+  /* Again on a communicator whose rank order is the reverse of MPI_COMM_WORLD's. */
+  CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &tcomm));
+  CHECK_MPI(MPI_Comm_set_errhandler(tcomm, MPI_ERRORS_RETURN));
+  MPI_Comm_rank(tcomm, &rank);
+  test_gather_scatter(1);
+  test_vector(0);
+  test_allgather();
+  if (size <= 64) test_outstanding();
+  CHECK_MPI(MPI_Comm_free(&tcomm));
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   free_layouts();
   int rc = mpitest_finish();
   MPI_Finalize();
