@@ -17,9 +17,15 @@
 static int rank, size;
 
 /* Test data: element i of rank r (small, so sums of ints and of halves in doubles are exact). */
-static int ival(int64_t i, int r) { return (int)((i * 7 + r * 13) % 1000) - 300; }
-static double dval(int64_t i, int r) { return (double)(i % 50) + 0.5 * r; }
-static int mval(int64_t i, int r) { return (int)((i * 31 + r * 17 + (i >> 3)) % 1009); }
+static int ival(int64_t i, int r) {
+  return (int)((i * 7 + r * 13) % 1000) - 300;
+}
+static double dval(int64_t i, int r) {
+  return (double)(i % 50) + 0.5 * r;
+}
+static int mval(int64_t i, int r) {
+  return (int)((i * 31 + r * 17 + (i >> 3)) % 1009);
+}
 
 /* Non-commutative: inout = in x inout for 2x2 matrices of unsigned ints (mod 2^32). */
 static void matmul(void* in, void* inout, int* len, MPI_Datatype* dt) {
@@ -132,7 +138,8 @@ static void test_bcast(void) {
       }
       bad = 0;
       for (int64_t k = 0; k < n && rank != root; ++k)
-        bad += buf[3 * k] != ival(2 * k, root + 5) || buf[3 * k + 1] != -7 || buf[3 * k + 2] != ival(2 * k + 1, root + 5);
+        bad +=
+            buf[3 * k] != ival(2 * k, root + 5) || buf[3 * k + 1] != -7 || buf[3 * k + 2] != ival(2 * k + 1, root + 5);
       CHECK(bad == 0, "bcast int -> vector n=%lld root=%d: %lld wrong", (long long)n, root, (long long)bad);
     }
     free(buf);
@@ -145,19 +152,34 @@ static void test_bcast(void) {
 enum kind { K_SUM_INT, K_SUM_DOUBLE, K_MAX_INT, K_MATMUL, K_SUM_PAIR };
 static const char* kind_name[] = {"sum int", "sum double", "max int", "non-commutative", "sum contiguous(2)"};
 
-static void reduction(enum kind k, int64_t n, int root, int in_place, int nonblocking, MPI_Op matop,
-                      MPI_Datatype mat, MPI_Datatype pair) {
+static void reduction(enum kind k, int64_t n, int root, int in_place, int nonblocking, MPI_Op matop, MPI_Datatype mat,
+                      MPI_Datatype pair) {
   const int all = root < 0;
   const int receives = all || rank == root;
   int64_t ints = 0; /* size of the buffers in ints (doubles take two) */
   MPI_Datatype t = MPI_INT;
   MPI_Op op = MPI_SUM;
   switch (k) {
-    case K_SUM_INT: ints = n; break;
-    case K_SUM_DOUBLE: ints = 2 * n; t = MPI_DOUBLE; break;
-    case K_MAX_INT: ints = n; op = MPI_MAX; break;
-    case K_MATMUL: ints = 4 * n; t = mat; op = matop; break;
-    case K_SUM_PAIR: ints = 2 * n; t = pair; break;
+    case K_SUM_INT:
+      ints = n;
+      break;
+    case K_SUM_DOUBLE:
+      ints = 2 * n;
+      t = MPI_DOUBLE;
+      break;
+    case K_MAX_INT:
+      ints = n;
+      op = MPI_MAX;
+      break;
+    case K_MATMUL:
+      ints = 4 * n;
+      t = mat;
+      op = matop;
+      break;
+    case K_SUM_PAIR:
+      ints = 2 * n;
+      t = pair;
+      break;
   }
   int* in = mpitest_malloc(sizeof(int) * (size_t)(ints + 1));
   int* out = mpitest_malloc(sizeof(int) * (size_t)(ints + 1));
@@ -166,11 +188,22 @@ static void reduction(enum kind k, int64_t n, int root, int in_place, int nonblo
   double* dfill = (double*)fill;
   for (int64_t i = 0; i < n; ++i) {
     switch (k) {
-      case K_SUM_INT: fill[i] = ival(i, rank); break;
-      case K_SUM_DOUBLE: dfill[i] = dval(i, rank); break;
-      case K_MAX_INT: fill[i] = mval(i, rank); break;
-      case K_MATMUL: matrix(i, rank, (unsigned*)fill + 4 * i); break;
-      case K_SUM_PAIR: fill[2 * i] = ival(i, rank); fill[2 * i + 1] = ival(i + 1, rank); break;
+      case K_SUM_INT:
+        fill[i] = ival(i, rank);
+        break;
+      case K_SUM_DOUBLE:
+        dfill[i] = dval(i, rank);
+        break;
+      case K_MAX_INT:
+        fill[i] = mval(i, rank);
+        break;
+      case K_MATMUL:
+        matrix(i, rank, (unsigned*)fill + 4 * i);
+        break;
+      case K_SUM_PAIR:
+        fill[2 * i] = ival(i, rank);
+        fill[2 * i + 1] = ival(i + 1, rank);
+        break;
     }
   }
   if (!(in_place && receives)) memset(out, 0xa5, sizeof(int) * (size_t)(ints + 1));
@@ -234,9 +267,9 @@ static void reduction(enum kind k, int64_t n, int root, int in_place, int nonblo
         ++bad;
       }
     }
-    CHECK(bad == 0, "%s %s n=%lld root=%d%s%s: %lld wrong, first at %lld", all ? "allreduce" : "reduce",
-          kind_name[k], (long long)n, root, in_place ? " in place" : "", nonblocking ? " nonblocking" : "",
-          (long long)bad, (long long)first);
+    CHECK(bad == 0, "%s %s n=%lld root=%d%s%s: %lld wrong, first at %lld", all ? "allreduce" : "reduce", kind_name[k],
+          (long long)n, root, in_place ? " in place" : "", nonblocking ? " nonblocking" : "", (long long)bad,
+          (long long)first);
   }
   free(in);
   free(out);
@@ -258,7 +291,8 @@ static void test_reductions(void) {
       reduction((enum kind)k, n, -1, 1, 0, matop, mat, pair);
       reduction((enum kind)k, n, -1, c % 2, 1, matop, mat, pair);
       /* reduce at every root, alternating in place at the root */
-      for (int root = 0; root < size; ++root) reduction((enum kind)k, n, root, (root + c) % 2, root == 1, matop, mat, pair);
+      for (int root = 0; root < size; ++root)
+        reduction((enum kind)k, n, root, (root + c) % 2, root == 1, matop, mat, pair);
     }
   }
   /* past 1 MiB (the ring allreduce threshold) */

@@ -1,8 +1,9 @@
 // Scatter + allgather broadcast (van de Geijn): the root's buffer is cut into n pieces, scattered
 // down a binomial tree (a rank receives the pieces of its whole subtree, then hands each child its
 // subtree's share), then a ring allgather gives every rank every piece: n-1 steps, each rank
-// forwarding to its right neighbour the piece it received from its left one the step before.
-// About 2x the message per rank instead of log2(n)x.
+// forwarding to its right neighbour the piece it received from its left one the step before
+// (pieces a rank got in the scatter are not sent to it again). About 2x the message per rank
+// instead of log2(n)x.
 //
 // The message is cut at byte granularity: the total byte count is the one thing every rank agrees
 // on (a receiver may use another datatype and count than the root, with the same type signature),
@@ -28,40 +29,46 @@ errc bcast_scatter_allgather(const coll_args& a, builder& b) {
   auto span = [&](int from, int to) { return pieces_count(total, n, from, std::min(to, n)); };
   auto real = [&](int rel) { return (rel + root) % n; };
 
-  std::vector<uint32_t> scatter;
-  if (!direct && vr == 0) {  // pack: the scatter's sends wait for it
+  std::vector<uint32_t> got;  // the steps that bring this rank its subtree's pieces
+  if (!direct && vr == 0) {   // pack
     b.send(me, buf_ref{slot_recv, 0}, a.count, a.type);
-    scatter.push_back(b.recv(me, base, total, byte));
+    got.push_back(b.recv(me, base, total, byte));
   }
 
   // Binomial scatter of piece ranges.
   int mask = 1;
   while (mask < n) {
     if (vr & mask) {
-      scatter.push_back(b.recv(real(vr - mask), first(vr), span(vr, vr + mask), byte));
+      got.push_back(b.recv(real(vr - mask), first(vr), span(vr, vr + mask), byte));
       break;
     }
     mask <<= 1;
   }
-  const std::vector<uint32_t> got = scatter;  // the data this rank scatters further
   for (mask >>= 1; mask > 0; mask >>= 1) {
     if (vr + mask >= n) continue;
     const int child = vr + mask;
-    scatter.push_back(
-        b.add(make_step(step_kind::send, real(child), first(child), {}, span(child, child + mask), byte), got));
+    b.add(make_step(step_kind::send, real(child), first(child), {}, span(child, child + mask), byte), got);
   }
 
-  // Ring allgather. Every receive may overwrite pieces the scatter still sends (with the same
-  // bytes), so receives wait for the scatter; each send waits for the piece it forwards.
-  const uint32_t ready = join(b, scatter);
-  const int right = real((vr + 1) % n), left = real((vr - 1 + n) % n);
-  uint32_t prev = ready;
-  std::vector<uint32_t> received{ready};
+  // Ring allgather. A rank already holding a piece from the scatter (its subtree's) neither
+  // receives it nor has it sent, so the ring's receives touch nothing the scatter does and are
+  // posted at once; each send waits for the piece it forwards.
+  auto holds = [&](int v, int piece) {
+    const int sub = v == 0 ? n : std::min(v & -v, n - v);  // relative v's subtree: [v, v + sub)
+    return piece >= v && piece < v + sub;
+  };
+  const uint32_t subtree = join(b, got);
+  const int vright = (vr + 1) % n, right = real(vright), left = real((vr - 1 + n) % n);
+  uint32_t prev = subtree;
+  std::vector<uint32_t> received{subtree};
   for (int s = 0; s < n - 1; ++s) {
     const int out = (vr - s + n) % n, in = (vr - s - 1 + n) % n;
-    b.send(right, first(out), span(out, out + 1), byte, {prev});
-    prev = b.recv(left, first(in), span(in, in + 1), byte, {ready});
-    received.push_back(prev);
+    if (!holds(vright, out)) b.send(right, first(out), span(out, out + 1), byte, {prev});
+    prev = subtree;
+    if (!holds(vr, in)) {
+      prev = b.recv(left, first(in), span(in, in + 1), byte);
+      received.push_back(prev);
+    }
   }
   if (!direct && vr != 0) {  // unpack once every piece is in
     b.add(make_step(step_kind::send, me, base, {}, total, byte), received);

@@ -62,8 +62,8 @@ errc reduce_rabenseifner(const coll_args& a, builder& b) {
   std::vector<uint32_t> have{halved};
   for (int mask = 1; mask < pof2; mask <<= 1) {
     if (newrank & mask) {
-      b.add(make_step(step_kind::send, real_of_new(newrank - mask), at(acc, t, piece_begin(count, pof2, newrank)),
-                      {}, pieces_count(count, pof2, newrank, newrank + mask), t),
+      b.add(make_step(step_kind::send, real_of_new(newrank - mask), at(acc, t, piece_begin(count, pof2, newrank)), {},
+                      pieces_count(count, pof2, newrank, newrank + mask), t),
             have);
       break;
     }
