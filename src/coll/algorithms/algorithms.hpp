@@ -112,8 +112,9 @@ inline bool allgather_bruck_preferred(const coll_args& a) { return allgather_tot
 
 // -- alltoall(v,w), reduce_scatter(_block), scan, exscan: selection predicates --
 
+// Exchange steps the windowed linear alltoall(v,w) keeps in flight.
+inline constexpr int a2a_linear_window = 32;
 // Average bytes per peer block on this rank's receive side (alltoall: the same on every rank).
-// alltoallv/w ranks may choose differently: linear and pairwise post the same messages.
 inline int64_t a2a_block_bytes(const coll_args& a) {
   const int n = a.c->size;
   if (a.kind == coll_kind::alltoall) return a.rcount * a.rtype->size();
@@ -122,7 +123,13 @@ inline int64_t a2a_block_bytes(const coll_args& a) {
   return total / n;
 }
 inline bool a2a_bruck_preferred(const coll_args& a) { return a.c->size >= 8 && a2a_block_bytes(a) <= 256; }
-inline bool a2a_linear_preferred(const coll_args& a) { return a2a_block_bytes(a) <= (int64_t{32} << 10); }
+// alltoallv/w ranks see different counts and may choose differently. Linear and pairwise post the
+// same messages, and mixing them cannot deadlock while the window does not bind (linear ranks post
+// everything at once), so above a2a_linear_window + 1 ranks every rank takes pairwise.
+inline bool a2a_linear_preferred(const coll_args& a) {
+  if (a.kind != coll_kind::alltoall && a.c->size > a2a_linear_window + 1) return false;
+  return a2a_block_bytes(a) <= (int64_t{32} << 10);
+}
 inline bool commutative_pof2(const coll_args& a) {
   return commutative(a) && (a.c->size & (a.c->size - 1)) == 0;
 }

@@ -38,7 +38,4 @@ uint32_t a2a_convert(builder& b, int self, buf_ref src, int64_t scount, const co
 // type signatures agree, so both sides agree).
 errc a2a_exchange(const coll_args& a, builder& b, int window, bool xor_peers);
 
-// Exchange steps the windowed linear algorithms keep in flight.
-inline constexpr int a2a_linear_window = 32;
-
 }  // namespace baton::coll
