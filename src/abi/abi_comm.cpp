@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "abi/abi.hpp"
+#include "coll/schedule.hpp"
 #include "abi/abi_objects.hpp"
 
 using namespace baton;
@@ -150,8 +151,8 @@ struct predefined_values {
   int universe = 0;
   int appnum = 0;
   int lastusedcode = MPI_ERR_LASTCODE;
-  // The collectives issue sets the real limit; until then nothing limits outstanding operations.
-  int icoll_max_outstanding = INT_MAX;
+  // The schedule engine's limit: collective tags carry an 18-bit sequence number (coll/schedule.hpp).
+  int icoll_max_outstanding = int(coll::max_outstanding);
 };
 
 int* predefined_attr(int keyval) {

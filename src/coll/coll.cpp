@@ -125,6 +125,11 @@ errc start(const coll_args& a, bool nonblocking, core::request** out) {
   core::engine_guard g;
   // Every rank consumes one sequence number per collective, whatever happens below.
   const uint64_t seq = a.c->coll_seq++;
+  if (a.c->coll_pending >= max_outstanding)
+    return core::error_set(errc::other,
+                           "%u collective operations are already outstanding on this communicator "
+                           "(MPIX_ICOLL_MAX_OUTSTANDING); complete some first",
+                           a.c->coll_pending);
   const algorithm* al = select(a);
   if (!al)
     return core::error_set(errc::intern, "no %s algorithm can run these arguments", coll_name(a.kind));

@@ -196,6 +196,7 @@ void finish_run(run* r) {
   u->status = core::req_status{};
   u->status.error = r->error;
   --g_in_flight;
+  --r->c->coll_pending;
   u->mark_complete();
   if (core::rt().threaded) core::progress_kick();  // another thread may sleep waiting for it
 }
@@ -261,6 +262,7 @@ errc run_start(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf,
   p->retain();
   r->c = c;
   c->retain();
+  ++c->coll_pending;
   r->base[slot_send] = const_cast<void*>(sendbuf);
   r->base[slot_recv] = recvbuf;
   int64_t total = 0;

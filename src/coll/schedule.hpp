@@ -118,6 +118,9 @@ struct run;
                              core::request** out);
 
 // Collective tag layout (31 bits): bit 30 nonblocking, bits 12..29 sequence, bits 0..11 ordinal.
+// The sequence wraps every 2^18 collectives, so at most max_outstanding collectives may be running
+// on one communicator at once (MPIX_ICOLL_MAX_OUTSTANDING); start() refuses more.
+constexpr uint32_t max_outstanding = (1u << 18) - 1;
 inline int make_tag_prefix(uint64_t seq, bool nonblocking) {
   return (nonblocking ? (1 << 30) : 0) | static_cast<int>((seq & 0x3ffff) << 12);
 }

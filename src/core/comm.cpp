@@ -4,6 +4,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "coll/schedule.hpp"
 #include "core/datatype.hpp"
 #include "core/runtime.hpp"
 #include "p2p/p2p.hpp"
@@ -27,9 +28,9 @@ void mask_init() {
 const datatype* byte_type() { return predefined_datatype(0x247); }
 
 // Internal collectives over point-to-point on the communicator's collective context. Every
-// collective operation on a communicator (these included) consumes one sequence number, used as
-// the tag, so operations never match each other.
-int next_tag(comm* c) { return static_cast<int>(c->coll_seq++ & 0x3fffffff); }
+// collective operation on a communicator (these included) consumes one sequence number; these use
+// the blocking collectives' tag for it, so they never match any other collective.
+int next_tag(comm* c) { return coll::make_tag_prefix(c->coll_seq++, false); }
 
 struct coll_view {
   comm shadow;

@@ -43,6 +43,7 @@ class comm {
   std::atomic<int> refs{1};  // the user's handle plus every pending operation on it
   bool predefined = false;
   uint64_t coll_seq = 0;     // collective sequence number, consumed identically by every rank
+  uint32_t coll_pending = 0; // collective schedules of this communicator still running
   std::vector<attribute> attrs;  // cached attributes, in the order first set (src/abi runs callbacks)
   std::vector<std::pair<std::string, std::string>> hints;  // info hints (MPI_Comm_set_info)
 
@@ -61,10 +62,11 @@ class comm {
 [[nodiscard]] errc comm_create(comm* parent, const std::vector<int>& members, comm** out);
 // MPI_Comm_create_group: collective over `members` only (world ranks, all of them in `parent`, the
 // caller among them). The agreement runs on the parent's collective context with tag
-// create_group_tag(tag), which never meets the tags of the parent's collectives (those are below
-// 2^30), so concurrent calls over disjoint groups, or with distinct tags, cannot cross.
+// create_group_tag(tag): negative, below -2^30, so it never meets the tags of the parent's
+// collectives (all non-negative: see coll::make_tag_prefix), nor the wildcard values; concurrent
+// calls over disjoint groups, or with distinct tags, cannot cross.
 [[nodiscard]] errc comm_create_group(comm* parent, const std::vector<int>& members, int tag, comm** out);
-constexpr int create_group_tag(int tag) { return int(0x40000000u | (uint32_t(tag) & 0x3fffffffu)); }
+constexpr int create_group_tag(int tag) { return -0x40000000 - int(uint32_t(tag) & 0x3fffffffu); }
 // Rank in `c` of world rank `w`, -1 if not a member.
 int comm_rank_of_world(const comm* c, int w);
 

@@ -76,6 +76,8 @@ class request {
   void* scratch = nullptr;      // engine-owned temporary (e.g. packed copy of a non-contiguous send)
   request* next = nullptr;  // intrusive links: posted queue, outgoing queues
   request* prev = nullptr;
+  request* bnext = nullptr;  // links in the posted queue's (source, tag) bucket
+  request* bprev = nullptr;
 
   const request_ops* ops = nullptr;  // non-p2p kinds
   void* ext = nullptr;               // kind-specific state

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <unordered_map>
 
 #include "core/request.hpp"
 
@@ -35,30 +36,72 @@ struct unexpected {
   char* data = nullptr;     // eager payload
   request* sreq = nullptr;  // self: the sending request
   char inline_data[64];     // small eager payloads avoid a malloc
+  unexpected* bnext = nullptr;  // links in the (source, tag) bucket
+  unexpected* bprev = nullptr;
 };
 
 inline bool matches(int want_src, int want_tag, int src, int tag) {
   return (want_src == src || want_src == -1) && (want_tag == tag || (want_tag == -2 && tag >= 0));
 }
 
+// Both queues keep one list in order (posting order / arrival order) and, beside it, buckets by
+// exact (source, tag), so the common case — a specific receive meeting a specific message — costs
+// one hash lookup however many operations are pending (100,000 nonblocking collectives post that
+// many receives). Wildcard receives are counted; while any is posted, a message scans the ordered
+// list instead, which keeps the standard's order between wildcard and specific receives.
 struct match_ctx {
   request* posted_head = nullptr;
   request* posted_tail = nullptr;
   unexpected* uq_head = nullptr;
   unexpected* uq_tail = nullptr;
+  uint32_t posted_wild = 0;  // posted receives with MPI_ANY_SOURCE or MPI_ANY_TAG
+
+  template <class T>
+  struct bucket {
+    T* head = nullptr;
+    T* tail = nullptr;
+  };
+  std::unordered_map<uint64_t, bucket<request>> posted_by_key;
+  std::unordered_map<uint64_t, bucket<unexpected>> uq_by_key;
+
+  static uint64_t key(int src, int tag) { return (uint64_t(uint32_t(src)) << 32) | uint32_t(tag); }
+  static bool wild(const request* r) { return r->peer == -1 || r->tag == -2; }
+
+  template <class T>
+  static void bucket_push(bucket<T>& b, T* x) {
+    x->bnext = nullptr;
+    x->bprev = b.tail;
+    if (b.tail) b.tail->bnext = x; else b.head = x;
+    b.tail = x;
+  }
+  template <class T, class Map>
+  static void bucket_remove(Map& m, uint64_t k, T* x) {
+    auto it = m.find(k);
+    bucket<T>& b = it->second;
+    if (x->bprev) x->bprev->bnext = x->bnext; else b.head = x->bnext;
+    if (x->bnext) x->bnext->bprev = x->bprev; else b.tail = x->bprev;
+    x->bnext = x->bprev = nullptr;
+    if (!b.head) m.erase(it);
+  }
 
   void post(request* r) {
     r->next = nullptr;
     r->prev = posted_tail;
     if (posted_tail) posted_tail->next = r; else posted_head = r;
     posted_tail = r;
+    if (wild(r)) ++posted_wild; else bucket_push(posted_by_key[key(r->peer, r->tag)], r);
   }
   void unpost(request* r) {
     if (r->prev) r->prev->next = r->next; else posted_head = r->next;
     if (r->next) r->next->prev = r->prev; else posted_tail = r->prev;
     r->next = r->prev = nullptr;
+    if (wild(r)) --posted_wild; else bucket_remove(posted_by_key, key(r->peer, r->tag), r);
   }
   request* find_posted(int src, int tag) const {
+    if (posted_wild == 0) {
+      auto it = posted_by_key.find(key(src, tag));
+      return it == posted_by_key.end() ? nullptr : it->second.head;
+    }
     for (request* r = posted_head; r; r = r->next)
       if (matches(r->peer, r->tag, src, tag)) return r;
     return nullptr;
@@ -68,13 +111,19 @@ struct match_ctx {
     u->prev = uq_tail;
     if (uq_tail) uq_tail->next = u; else uq_head = u;
     uq_tail = u;
+    bucket_push(uq_by_key[key(u->src, u->tag)], u);
   }
   void remove_uq(unexpected* u) {
     if (u->prev) u->prev->next = u->next; else uq_head = u->next;
     if (u->next) u->next->prev = u->prev; else uq_tail = u->prev;
     u->next = u->prev = nullptr;
+    bucket_remove(uq_by_key, key(u->src, u->tag), u);
   }
   unexpected* find_uq(int src, int tag) const {
+    if (src != -1 && tag != -2) {
+      auto it = uq_by_key.find(key(src, tag));
+      return it == uq_by_key.end() ? nullptr : it->second.head;
+    }
     for (unexpected* u = uq_head; u; u = u->next)
       if (matches(src, tag, u->src, u->tag)) return u;
     return nullptr;
