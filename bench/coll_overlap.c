@@ -35,322 +35,303 @@
  * estimate), so t_cpu ~ t_pure as IMB-NBC prescribes; t_cpu is then measured,
  * not assumed.
  */
-#include "bench_common.h"
-
 #include <time.h>
 
-static const char *const bench_name = "coll_overlap";
+#include "bench_common.h"
+
+static const char* const bench_name = "coll_overlap";
 
 enum op_kind { op_iallreduce, op_ibcast, op_ialltoall, op_count };
-static const char *const op_names[op_count] = {"iallreduce", "ibcast", "ialltoall"};
+static const char* const op_names[op_count] = {"iallreduce", "ibcast", "ialltoall"};
 
 enum work_kind { work_busy, work_idle, work_count };
-static const char *const work_names[work_count] = {"busy", "idle"};
+static const char* const work_names[work_count] = {"busy", "idle"};
 
 typedef struct ctx {
-    enum op_kind op;
-    size_t size;
-    char *sbuf;
-    char *rbuf;
-    long busy_units;   /* loop iterations of the busy work */
-    double idle_us;    /* nanosleep length of the idle work */
+  enum op_kind op;
+  size_t size;
+  char* sbuf;
+  char* rbuf;
+  long busy_units; /* loop iterations of the busy work */
+  double idle_us;  /* nanosleep length of the idle work */
 } ctx;
 
 static volatile double busy_sink;
 
 /* A dependent floating-point chain: cannot be vectorised away or removed. */
-static void busy_work(long units)
-{
-    double x = busy_sink + 1.0;
-    for (long i = 0; i < units; ++i) {
-        x = x * 1.0000001 + 1e-9;
-    }
-    busy_sink = x;
+static void busy_work(long units) {
+  double x = busy_sink + 1.0;
+  for (long i = 0; i < units; ++i) {
+    x = x * 1.0000001 + 1e-9;
+  }
+  busy_sink = x;
 }
 
-static void idle_work(double us)
-{
-    if (us <= 0.0) {
-        return;
-    }
-    struct timespec ts;
-    ts.tv_sec = (time_t)(us / 1e6);
-    ts.tv_nsec = (long)((us - (double)ts.tv_sec * 1e6) * 1e3);
-    while (nanosleep(&ts, &ts) != 0) {
-    }
+static void idle_work(double us) {
+  if (us <= 0.0) {
+    return;
+  }
+  struct timespec ts;
+  ts.tv_sec = (time_t)(us / 1e6);
+  ts.tv_nsec = (long)((us - (double)ts.tv_sec * 1e6) * 1e3);
+  while (nanosleep(&ts, &ts) != 0) {
+  }
 }
 
-static void do_work(const ctx *c, enum work_kind w)
-{
-    if (w == work_busy) {
-        busy_work(c->busy_units);
-    } else {
-        idle_work(c->idle_us);
-    }
+static void do_work(const ctx* c, enum work_kind w) {
+  if (w == work_busy) {
+    busy_work(c->busy_units);
+  } else {
+    idle_work(c->idle_us);
+  }
 }
 
-static void start(const ctx *c, MPI_Request *req)
-{
-    const int nbytes = (int)c->size;
-    switch (c->op) {
+static void start(const ctx* c, MPI_Request* req) {
+  const int nbytes = (int)c->size;
+  switch (c->op) {
     case op_iallreduce:
-        bench_check(MPI_Iallreduce(c->sbuf, c->rbuf, (int)(c->size / sizeof(double)), MPI_DOUBLE,
-                                   MPI_SUM, MPI_COMM_WORLD, req),
-                    "MPI_Iallreduce");
-        break;
+      bench_check(
+          MPI_Iallreduce(c->sbuf, c->rbuf, (int)(c->size / sizeof(double)), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, req),
+          "MPI_Iallreduce");
+      break;
     case op_ibcast:
-        bench_check(MPI_Ibcast(c->rbuf, nbytes, MPI_CHAR, 0, MPI_COMM_WORLD, req), "MPI_Ibcast");
-        break;
+      bench_check(MPI_Ibcast(c->rbuf, nbytes, MPI_CHAR, 0, MPI_COMM_WORLD, req), "MPI_Ibcast");
+      break;
     case op_ialltoall:
-        bench_check(MPI_Ialltoall(c->sbuf, nbytes, MPI_CHAR, c->rbuf, nbytes, MPI_CHAR,
-                                  MPI_COMM_WORLD, req),
-                    "MPI_Ialltoall");
-        break;
+      bench_check(MPI_Ialltoall(c->sbuf, nbytes, MPI_CHAR, c->rbuf, nbytes, MPI_CHAR, MPI_COMM_WORLD, req),
+                  "MPI_Ialltoall");
+      break;
     default:
-        break;
-    }
+      break;
+  }
 }
 
-static void finish(MPI_Request *req)
-{
-    bench_check(MPI_Wait(req, MPI_STATUS_IGNORE), "MPI_Wait");
+static void finish(MPI_Request* req) {
+  bench_check(MPI_Wait(req, MPI_STATUS_IGNORE), "MPI_Wait");
 }
 
-static void pure_step(void *p)
-{
-    MPI_Request req = MPI_REQUEST_NULL;
-    start(p, &req);
-    finish(&req);
+static void pure_step(void* p) {
+  MPI_Request req = MPI_REQUEST_NULL;
+  start(p, &req);
+  finish(&req);
 }
 
 /* Per-rank mean seconds over iters, MAX over ranks; all ranks get it. */
-static double slowest(double mine)
-{
-    double worst = 0.0;
-    bench_check(MPI_Allreduce(&mine, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD),
-                "MPI_Allreduce");
-    return worst;
+static double slowest(double mine) {
+  double worst = 0.0;
+  bench_check(MPI_Allreduce(&mine, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
+  return worst;
 }
 
-static double time_pure(const ctx *c, long iters)
-{
-    bench_sync();
-    const double t0 = MPI_Wtime();
-    for (long i = 0; i < iters; ++i) {
-        MPI_Request req = MPI_REQUEST_NULL;
-        start(c, &req);
-        finish(&req);
-    }
-    return slowest((MPI_Wtime() - t0) / (double)iters);
+static double time_pure(const ctx* c, long iters) {
+  bench_sync();
+  const double t0 = MPI_Wtime();
+  for (long i = 0; i < iters; ++i) {
+    MPI_Request req = MPI_REQUEST_NULL;
+    start(c, &req);
+    finish(&req);
+  }
+  return slowest((MPI_Wtime() - t0) / (double)iters);
 }
 
-static double time_cpu(const ctx *c, enum work_kind w, long iters)
-{
-    bench_sync();
-    const double t0 = MPI_Wtime();
-    for (long i = 0; i < iters; ++i) {
-        do_work(c, w);
-    }
-    return slowest((MPI_Wtime() - t0) / (double)iters);
+static double time_cpu(const ctx* c, enum work_kind w, long iters) {
+  bench_sync();
+  const double t0 = MPI_Wtime();
+  for (long i = 0; i < iters; ++i) {
+    do_work(c, w);
+  }
+  return slowest((MPI_Wtime() - t0) / (double)iters);
 }
 
-static double time_ovrl(const ctx *c, enum work_kind w, long iters)
-{
-    bench_sync();
-    const double t0 = MPI_Wtime();
-    for (long i = 0; i < iters; ++i) {
-        MPI_Request req = MPI_REQUEST_NULL;
-        start(c, &req);
-        do_work(c, w);
-        finish(&req);
-    }
-    return slowest((MPI_Wtime() - t0) / (double)iters);
+static double time_ovrl(const ctx* c, enum work_kind w, long iters) {
+  bench_sync();
+  const double t0 = MPI_Wtime();
+  for (long i = 0; i < iters; ++i) {
+    MPI_Request req = MPI_REQUEST_NULL;
+    start(c, &req);
+    do_work(c, w);
+    finish(&req);
+  }
+  return slowest((MPI_Wtime() - t0) / (double)iters);
 }
 
 /* Seconds per busy-loop unit on this rank: best of a few timed runs. */
-static double busy_seconds_per_unit(void)
-{
-    const long units = 200000;
-    double best = 1e30;
-    busy_work(units); /* warm */
-    for (int k = 0; k < 5; ++k) {
-        const double t0 = MPI_Wtime();
-        busy_work(units);
-        const double t = MPI_Wtime() - t0;
-        if (t > 0.0 && t < best) {
-            best = t;
-        }
+static double busy_seconds_per_unit(void) {
+  const long units = 200000;
+  double best = 1e30;
+  busy_work(units); /* warm */
+  for (int k = 0; k < 5; ++k) {
+    const double t0 = MPI_Wtime();
+    busy_work(units);
+    const double t = MPI_Wtime() - t0;
+    if (t > 0.0 && t < best) {
+      best = t;
     }
-    return best / (double)units;
+  }
+  return best / (double)units;
 }
 
-static double overlap_pct(double t_pure, double t_cpu, double t_ovrl)
-{
-    const double lo = t_pure < t_cpu ? t_pure : t_cpu;
-    if (lo <= 0.0) {
-        return 0.0;
-    }
-    double pct = 100.0 * (t_pure + t_cpu - t_ovrl) / lo;
-    if (pct < 0.0) {
-        pct = 0.0;
-    }
-    if (pct > 100.0) {
-        pct = 100.0;
-    }
-    return pct;
+static double overlap_pct(double t_pure, double t_cpu, double t_ovrl) {
+  const double lo = t_pure < t_cpu ? t_pure : t_cpu;
+  if (lo <= 0.0) {
+    return 0.0;
+  }
+  double pct = 100.0 * (t_pure + t_cpu - t_ovrl) / lo;
+  if (pct < 0.0) {
+    pct = 0.0;
+  }
+  if (pct > 100.0) {
+    pct = 100.0;
+  }
+  return pct;
 }
 
 /* Validation: one start/finish on known data, checked on every rank. */
-static void validate(int rank, int nranks, const ctx *c)
-{
-    const size_t nd = c->size / sizeof(double);
-    double *sd = (double *)(void *)c->sbuf;
-    double *rd = (double *)(void *)c->rbuf;
-    int ok = 1;
-    if (c->op == op_iallreduce) {
-        for (size_t i = 0; i < nd; ++i) {
-            sd[i] = (double)(rank + 1 + (int)(i % 5));
-            rd[i] = -1.0;
-        }
-    } else if (c->op == op_ibcast) {
-        if (rank == 0) {
-            bench_fill(c->rbuf, c->size, c->size, 2);
-        } else {
-            memset(c->rbuf, 0, c->size);
-        }
+static void validate(int rank, int nranks, const ctx* c) {
+  const size_t nd = c->size / sizeof(double);
+  double* sd = (double*)(void*)c->sbuf;
+  double* rd = (double*)(void*)c->rbuf;
+  int ok = 1;
+  if (c->op == op_iallreduce) {
+    for (size_t i = 0; i < nd; ++i) {
+      sd[i] = (double)(rank + 1 + (int)(i % 5));
+      rd[i] = -1.0;
+    }
+  } else if (c->op == op_ibcast) {
+    if (rank == 0) {
+      bench_fill(c->rbuf, c->size, c->size, 2);
     } else {
-        for (int p = 0; p < nranks; ++p) {
-            bench_fill(c->sbuf + (size_t)p * c->size, c->size, c->size, rank * nranks + p);
-        }
-        memset(c->rbuf, 0, c->size * (size_t)nranks);
+      memset(c->rbuf, 0, c->size);
     }
-    pure_step((void *)c);
-    if (c->op == op_iallreduce) {
-        for (size_t i = 0; i < nd && ok; ++i) {
-            double want = 0.0;
-            for (int r = 0; r < nranks; ++r) {
-                want += (double)(r + 1 + (int)(i % 5));
-            }
-            ok = rd[i] == want;
-        }
-    } else if (c->op == op_ibcast) {
-        ok = bench_verify(c->rbuf, c->size, c->size, 2);
-    } else {
-        for (int s = 0; s < nranks && ok; ++s) {
-            ok = bench_verify(c->rbuf + (size_t)s * c->size, c->size, c->size, s * nranks + rank);
-        }
+  } else {
+    for (int p = 0; p < nranks; ++p) {
+      bench_fill(c->sbuf + (size_t)p * c->size, c->size, c->size, rank * nranks + p);
     }
-    if (!ok) {
-        char why[128];
-        snprintf(why, sizeof why, "rank %d: %s got wrong data at size %zu", rank, op_names[c->op],
-                 c->size);
-        bench_fail(bench_name, why);
+    memset(c->rbuf, 0, c->size * (size_t)nranks);
+  }
+  pure_step((void*)c);
+  if (c->op == op_iallreduce) {
+    for (size_t i = 0; i < nd && ok; ++i) {
+      double want = 0.0;
+      for (int r = 0; r < nranks; ++r) {
+        want += (double)(r + 1 + (int)(i % 5));
+      }
+      ok = rd[i] == want;
     }
+  } else if (c->op == op_ibcast) {
+    ok = bench_verify(c->rbuf, c->size, c->size, 2);
+  } else {
+    for (int s = 0; s < nranks && ok; ++s) {
+      ok = bench_verify(c->rbuf + (size_t)s * c->size, c->size, c->size, s * nranks + rank);
+    }
+  }
+  if (!ok) {
+    char why[128];
+    snprintf(why, sizeof why, "rank %d: %s got wrong data at size %zu", rank, op_names[c->op], c->size);
+    bench_fail(bench_name, why);
+  }
 }
 
-static void report(const char *op, const char *kind, const char *what, size_t size, double v,
-                   const char *unit)
-{
-    char tag[96];
-    if (what) {
-        snprintf(tag, sizeof tag, "%s/%s.%s.%s", bench_name, op, kind, what);
-    } else {
-        snprintf(tag, sizeof tag, "%s/%s.%s", bench_name, op, kind);
-    }
-    bench_result(tag, size, v, unit);
+static void report(const char* op, const char* kind, const char* what, size_t size, double v, const char* unit) {
+  char tag[96];
+  if (what) {
+    snprintf(tag, sizeof tag, "%s/%s.%s.%s", bench_name, op, kind, what);
+  } else {
+    snprintf(tag, sizeof tag, "%s/%s.%s", bench_name, op, kind);
+  }
+  bench_result(tag, size, v, unit);
 }
 
-int main(int argc, char **argv)
-{
-    bench_check(MPI_Init(&argc, &argv), "MPI_Init");
-    int rank = 0;
-    int nranks = 0;
-    bench_check(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank");
-    bench_check(MPI_Comm_size(MPI_COMM_WORLD, &nranks), "MPI_Comm_size");
-    if (nranks < 2) {
-        bench_fail(bench_name, "needs at least 2 ranks");
+int main(int argc, char** argv) {
+  bench_check(MPI_Init(&argc, &argv), "MPI_Init");
+  int rank = 0;
+  int nranks = 0;
+  bench_check(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank");
+  bench_check(MPI_Comm_size(MPI_COMM_WORLD, &nranks), "MPI_Comm_size");
+  if (nranks < 2) {
+    bench_fail(bench_name, "needs at least 2 ranks");
+  }
+
+  bench_opts opts;
+  bench_parse_args(argc, argv, &opts);
+  /* Each batch lasts about batch_seconds (an overlapped call costs up to
+   * 2 x t_pure); at least min_iters calls. */
+  const double batch_seconds = opts.quick ? 0.006 : 0.015;
+  const long min_iters = 2;
+  const long max_iters = opts.quick ? 100 : 1000;
+
+  static const size_t all_sizes[] = {(size_t)64 << 10, (size_t)1 << 20};
+  size_t largest = 0;
+  for (size_t k = 0; k < sizeof all_sizes / sizeof all_sizes[0]; ++k) {
+    if (all_sizes[k] <= opts.max_size || k == 0) {
+      largest = all_sizes[k];
     }
+  }
+  char* sbuf = bench_alloc(bench_name, largest * (size_t)nranks);
+  char* rbuf = bench_alloc(bench_name, largest * (size_t)nranks);
+  const double sec_per_unit = busy_seconds_per_unit();
+  /* nanosleep oversleeps (timer slack, wake-up latency: tens of µs, more on
+   * a loaded machine); the batch sizing accounts for it.  Rank 0's median. */
+  double oversleep = 0.0;
+  {
+    double d[7];
+    for (int k = 0; k < 7; ++k) {
+      const double t0 = MPI_Wtime();
+      idle_work(10.0);
+      d[k] = MPI_Wtime() - t0 - 10e-6;
+    }
+    oversleep = bench_median(d, 7);
+    oversleep = oversleep > 0.0 ? oversleep : 0.0;
+  }
 
-    bench_opts opts;
-    bench_parse_args(argc, argv, &opts);
-    /* Each batch lasts about batch_seconds (an overlapped call costs up to
-     * 2 x t_pure); at least min_iters calls. */
-    const double batch_seconds = opts.quick ? 0.006 : 0.015;
-    const long min_iters = 2;
-    const long max_iters = opts.quick ? 100 : 1000;
+  double pure[BENCH_MAX_SAMPLES];
+  double cpu[work_count][BENCH_MAX_SAMPLES];
+  double ovrl[work_count][BENCH_MAX_SAMPLES];
+  double pct[work_count][BENCH_MAX_SAMPLES];
 
-    static const size_t all_sizes[] = {(size_t)64 << 10, (size_t)1 << 20};
-    size_t largest = 0;
+  for (int op = 0; op < op_count; ++op) {
     for (size_t k = 0; k < sizeof all_sizes / sizeof all_sizes[0]; ++k) {
-        if (all_sizes[k] <= opts.max_size || k == 0) {
-            largest = all_sizes[k];
+      const size_t size = all_sizes[k];
+      if (size > opts.max_size && k > 0) {
+        continue; /* 64 KiB always runs */
+      }
+      ctx c = {.op = (enum op_kind)op, .size = size, .sbuf = sbuf, .rbuf = rbuf};
+      validate(rank, nranks, &c);
+
+      /* Warm-up gives t_pure's first estimate, which sizes the work. */
+      const double pace = bench_warmup(pure_step, &c, opts.quick ? 20 : 50, 2 * batch_seconds);
+      const double t_target = slowest(pace);
+      /* An overlapped call costs up to t_pure + the work (idle: plus oversleep). */
+      long iters = (long)(batch_seconds / (2.0 * t_target + oversleep));
+      iters = iters < min_iters ? min_iters : (iters > max_iters ? max_iters : iters);
+      bench_share_long(&iters);
+      c.busy_units = (long)(t_target / sec_per_unit);
+      c.idle_us = t_target * 1e6;
+
+      for (int s = 0; s < opts.samples; ++s) {
+        pure[s] = time_pure(&c, iters);
+        for (int w = 0; w < work_count; ++w) {
+          cpu[w][s] = time_cpu(&c, (enum work_kind)w, iters);
+          ovrl[w][s] = time_ovrl(&c, (enum work_kind)w, iters);
+          pct[w][s] = overlap_pct(pure[s], cpu[w][s], ovrl[w][s]);
         }
-    }
-    char *sbuf = bench_alloc(bench_name, largest * (size_t)nranks);
-    char *rbuf = bench_alloc(bench_name, largest * (size_t)nranks);
-    const double sec_per_unit = busy_seconds_per_unit();
-    /* nanosleep oversleeps (timer slack, wake-up latency: tens of µs, more on
-     * a loaded machine); the batch sizing accounts for it.  Rank 0's median. */
-    double oversleep = 0.0;
-    {
-        double d[7];
-        for (int k = 0; k < 7; ++k) {
-            const double t0 = MPI_Wtime();
-            idle_work(10.0);
-            d[k] = MPI_Wtime() - t0 - 10e-6;
+      }
+      if (rank == 0) {
+        const double t_pure = bench_median(pure, opts.samples) * 1e6;
+        for (int w = 0; w < work_count; ++w) {
+          const char* o = op_names[op];
+          const char* kind = work_names[w];
+          report(o, kind, NULL, size, bench_median(pct[w], opts.samples), "pct");
+          report(o, kind, "t_pure", size, t_pure, "us");
+          report(o, kind, "t_cpu", size, bench_median(cpu[w], opts.samples) * 1e6, "us");
+          report(o, kind, "t_ovrl", size, bench_median(ovrl[w], opts.samples) * 1e6, "us");
         }
-        oversleep = bench_median(d, 7);
-        oversleep = oversleep > 0.0 ? oversleep : 0.0;
+      }
     }
+  }
 
-    double pure[BENCH_MAX_SAMPLES];
-    double cpu[work_count][BENCH_MAX_SAMPLES];
-    double ovrl[work_count][BENCH_MAX_SAMPLES];
-    double pct[work_count][BENCH_MAX_SAMPLES];
-
-    for (int op = 0; op < op_count; ++op) {
-        for (size_t k = 0; k < sizeof all_sizes / sizeof all_sizes[0]; ++k) {
-            const size_t size = all_sizes[k];
-            if (size > opts.max_size && k > 0) {
-                continue; /* 64 KiB always runs */
-            }
-            ctx c = {.op = (enum op_kind)op, .size = size, .sbuf = sbuf, .rbuf = rbuf};
-            validate(rank, nranks, &c);
-
-            /* Warm-up gives t_pure's first estimate, which sizes the work. */
-            const double pace = bench_warmup(pure_step, &c, opts.quick ? 20 : 50, 2 * batch_seconds);
-            const double t_target = slowest(pace);
-            /* An overlapped call costs up to t_pure + the work (idle: plus oversleep). */
-            long iters = (long)(batch_seconds / (2.0 * t_target + oversleep));
-            iters = iters < min_iters ? min_iters : (iters > max_iters ? max_iters : iters);
-            bench_share_long(&iters);
-            c.busy_units = (long)(t_target / sec_per_unit);
-            c.idle_us = t_target * 1e6;
-
-            for (int s = 0; s < opts.samples; ++s) {
-                pure[s] = time_pure(&c, iters);
-                for (int w = 0; w < work_count; ++w) {
-                    cpu[w][s] = time_cpu(&c, (enum work_kind)w, iters);
-                    ovrl[w][s] = time_ovrl(&c, (enum work_kind)w, iters);
-                    pct[w][s] = overlap_pct(pure[s], cpu[w][s], ovrl[w][s]);
-                }
-            }
-            if (rank == 0) {
-                const double t_pure = bench_median(pure, opts.samples) * 1e6;
-                for (int w = 0; w < work_count; ++w) {
-                    const char *o = op_names[op];
-                    const char *kind = work_names[w];
-                    report(o, kind, NULL, size, bench_median(pct[w], opts.samples), "pct");
-                    report(o, kind, "t_pure", size, t_pure, "us");
-                    report(o, kind, "t_cpu", size, bench_median(cpu[w], opts.samples) * 1e6, "us");
-                    report(o, kind, "t_ovrl", size, bench_median(ovrl[w], opts.samples) * 1e6, "us");
-                }
-            }
-        }
-    }
-
-    free(sbuf);
-    free(rbuf);
-    bench_check(MPI_Finalize(), "MPI_Finalize");
-    return 0;
+  free(sbuf);
+  free(rbuf);
+  bench_check(MPI_Finalize(), "MPI_Finalize");
+  return 0;
 }
