@@ -38,15 +38,44 @@ class Bench:
     better: str  # "lower" or "higher": decides the best peer and the ratio's sense
     title: str
     yscale: str  # plot y axis: "log" or "linear" (x is always log2 of the size)
+    # Series benchmarks print 'RESULT <name>/<series> <size> ...' (one program,
+    # several operations); rows are (series, size) and the plot is grouped bars.
+    series: bool = False
+    # Also run the libraries' environment variants (Baton+progress thread,
+    # MPICH+async): same executable, second label, extra environment.
+    env_variants: bool = False
 
 
 # The registry.  One line per benchmark; order is the report's order.
 BENCHMARKS = [
     Bench("pt2pt_latency", 2, "us", "lower", "Ping-pong latency (half round trip)", "log"),
     Bench("pt2pt_bandwidth", 2, "GB/s", "higher", "Streaming bandwidth (window of 64 Isend)", "linear"),
+    Bench("coll_latency", 2, "us", "lower", "Collective time per call (max over ranks)", "log", series=True,
+          env_variants=True),
+    Bench("coll_overlap", 2, "pct", "higher", "IMB-NBC overlap of nonblocking collectives with work", "linear",
+          series=True, env_variants=True),
 ]
 
-UNIT_LABEL = {"us": "µs", "GB/s": "GB/s", "MB/s": "MB/s"}
+UNIT_LABEL = {"us": "µs", "GB/s": "GB/s", "MB/s": "MB/s", "pct": "% overlap"}
+
+# Environment variants: (key, label, base library key, extra environment).
+# They reuse the base library's executables and run only for benchmarks with
+# env_variants=True.
+ENV_VARIANTS = [
+    ("baton-async", "Baton+progress thread", "baton", {"BATON_ASYNC_PROGRESS": "1"}),
+    ("mpich-async", "MPICH+async", "mpich", {"MPIR_CVAR_ASYNC_PROGRESS": "1"}),
+]
+ALL_LIBS = "baton,baton-async,mpich,mpich-async,openmpi"
+
+# Extra text under a benchmark's heading in the report.
+BENCH_NOTES = {
+    "coll_latency": "Per-rank message size (alltoall: the block sent to each peer); ibarrier is listed at 0 B. "
+    "Each batch's value is the slowest rank's mean time per call.",
+    "coll_overlap": "overlap = 100 x (t_pure + t_cpu - t_ovrl) / min(t_pure, t_cpu), clamped to 0..100, "
+    "with t_cpu calibrated to about t_pure. `busy`: a compute loop; `idle`: nanosleep (the application "
+    "waits without the CPU). t_pure, t_cpu and t_ovrl per launch are in the logs "
+    "(`RESULT coll_overlap/<op>.<kind>.t_* <size> <us> us`).",
+}
 
 
 @dataclass
@@ -58,6 +87,16 @@ class Library:
     launch_args: list[str] = field(default_factory=list)  # between mpiexec and -n
     version: str = ""
     na_reason: str | None = None  # set when the whole library is unusable
+    env: dict[str, str] = field(default_factory=dict)  # added to the launch's environment
+    base: str = ""  # key of the library whose executables it runs (itself when empty)
+
+    @property
+    def build_key(self) -> str:
+        return self.base or self.key
+
+    @property
+    def is_baton(self) -> bool:
+        return self.build_key == "baton"
 
 
 def is_root() -> bool:
@@ -106,22 +145,29 @@ def make_libraries(args) -> list[Library]:
             (["--allow-run-as-root"] if is_root() else []) + ["--oversubscribe"],
         ),
     ]
+    for key, label, base, env in ENV_VARIANTS:
+        parent = next(lib for lib in libs if lib.key == base)
+        libs.append(Library(key, label, parent.mpicc, parent.mpiexec, list(parent.launch_args), env=dict(env), base=base))
+    order = ALL_LIBS.split(",")
+    libs.sort(key=lambda lib: order.index(lib.key))
     wanted = set(args.libs.split(","))
     libs = [lib for lib in libs if lib.key in wanted]
     for lib in libs:
         missing = [c for c in (lib.mpicc, lib.mpiexec) if resolve(c) is None]
         if missing:
             hint = ""
-            if lib.key == "baton":
+            if lib.is_baton:
                 hint = (
                     f" (build Baton first: cmake -S . -B {args.baton_build} -G Ninja && "
                     f"cmake --build {args.baton_build}, or pass --build-baton)"
                 )
             lib.na_reason = "not found: " + ", ".join(missing) + hint
-        elif lib.key == "baton":
+        elif lib.is_baton:
             lib.version = f"{baton_dir} (repository at git {args.git_head})"
         else:
             lib.version = tool_version(lib.mpiexec)
+        if lib.env:
+            lib.version += "; environment " + " ".join(f"{k}={v}" for k, v in lib.env.items())
     return libs
 
 
@@ -158,8 +204,8 @@ def compile_all(libs, benches, out: Path, log_dir: Path, cflags: list[str]) -> d
     """Returns {(lib.key, bench.name): executable path or failure reason}."""
     built: dict[tuple[str, str], dict] = {}
     for lib in libs:
-        if lib.na_reason:
-            continue
+        if lib.na_reason or lib.base:
+            continue  # variants run their base library's executables
         bin_dir = out / "build" / lib.key
         bin_dir.mkdir(parents=True, exist_ok=True)
         for b in benches:
@@ -179,7 +225,19 @@ def compile_all(libs, benches, out: Path, log_dir: Path, cflags: list[str]) -> d
                 built[(b.name, lib.key)] = {"exe": str(exe)}
         ok = [b.name for b in benches if "exe" in built[(b.name, lib.key)]]
         print(f"  {lib.label:9s} built: {', '.join(ok) if ok else 'nothing'}", flush=True)
+    for lib in libs:
+        if lib.base and not lib.na_reason:
+            for b in benches:
+                if (b.name, lib.base) in built:
+                    built[(b.name, lib.key)] = built[(b.name, lib.base)]
+                else:
+                    built[(b.name, lib.key)] = {"error": f"{lib.base} was not built"}
     return built
+
+
+def libs_for(b: Bench, libs):
+    """The libraries a benchmark runs with: environment variants only where it asks for them."""
+    return [lib for lib in libs if not lib.base or b.env_variants]
 
 
 RESULT_RE = re.compile(r"^RESULT\s+(\S+)\s+(\d+)\s+(\S+)\s+(\S+)\s*$")
@@ -199,11 +257,14 @@ def stop_group(proc: subprocess.Popen) -> None:
             continue
 
 
-def run_one(lib: Library, b: Bench, exe: str, bench_args: list[str], timeout: float, log: Path):
-    """One launch; returns ({size: value}, error or None, seconds)."""
-    cmd = [lib.mpiexec, *lib.launch_args, "-n", str(b.ranks), exe, *bench_args]
+def run_one(lib: Library, b: Bench, ranks: int, exe: str, bench_args: list[str], timeout: float, log: Path):
+    """One launch; returns ({(series, size): value}, error or None, seconds)."""
+    cmd = [lib.mpiexec, *lib.launch_args, "-n", str(ranks), exe, *bench_args]
+    env = {**os.environ, **lib.env}
     start = time.monotonic()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, env=env
+    )
     try:
         stdout, stderr = proc.communicate(timeout=timeout)
         error = None if proc.returncode == 0 else f"exit code {proc.returncode}"
@@ -215,15 +276,24 @@ def run_one(lib: Library, b: Bench, exe: str, bench_args: list[str], timeout: fl
         stop_group(proc)
         raise
     seconds = time.monotonic() - start
-    log.write_text(f"$ {' '.join(cmd)}\n# {seconds:.2f} s, {error or 'ok'}\n--- stdout\n{stdout}\n--- stderr\n{stderr}")
+    env_text = "".join(f"{k}={v} " for k, v in lib.env.items())
+    log.write_text(f"$ {env_text}{' '.join(cmd)}\n# {seconds:.2f} s, {error or 'ok'}\n--- stdout\n{stdout}\n--- stderr\n{stderr}")
     values = {}
     for line in stdout.splitlines():
         m = RESULT_RE.match(line.strip())
-        if m and m.group(1) == b.name and m.group(4) == b.unit:
-            try:
-                values[int(m.group(2))] = float(m.group(3))
-            except ValueError:
-                pass
+        if not m or m.group(4) != b.unit:
+            continue
+        tag = m.group(1)
+        if tag == b.name and not b.series:
+            series = ""
+        elif b.series and tag.startswith(b.name + "/"):
+            series = tag[len(b.name) + 1 :]
+        else:
+            continue
+        try:
+            values[(series, int(m.group(2)))] = float(m.group(3))
+        except ValueError:
+            pass
     if error is None and not values:
         error = "no RESULT lines"
     if error:
@@ -260,22 +330,42 @@ def median_or_none(xs):
     return statistics.median(xs) if xs else None
 
 
+def row_keys(b: Bench, libs, data) -> list[tuple[str, int]]:
+    """Rows of a benchmark's table, (series, size): series in first-seen order, then size."""
+    series_order: dict[str, int] = {}
+    keys = set()
+    for lib in libs:
+        for key in data.get((b.name, lib.key), {}):
+            series_order.setdefault(key[0], len(series_order))
+            keys.add(key)
+    return sorted(keys, key=lambda k: (series_order[k[0]], k[1]))
+
+
+def fmt_row(key: tuple[str, int]) -> str:
+    series, size = key
+    return f"{series} {fmt_size(size)}" if series else fmt_size(size)
+
+
 def bench_table(b: Bench, libs, data) -> list[str]:
     """Markdown rows: size, one column per library, ratio Baton / best peer."""
     labels = [lib.label for lib in libs]
     has_baton = any(lib.key == "baton" for lib in libs)
-    peers = [lib for lib in libs if lib.key != "baton"]
-    head = ["Size", *labels] + (["Baton / best peer"] if has_baton else [])
-    rows = ["| " + " | ".join(head) + " |", "|" + "|".join(["---:"] * len(head)) + "|"]
-    sizes = sorted({s for lib in libs for s in data.get((b.name, lib.key), {})})
-    for size in sizes:
+    peers = [lib for lib in libs if not lib.is_baton]
+    # Percentages compare by difference (a ratio of two small overlaps means little).
+    compare = "Baton - best peer (points)" if b.unit == "pct" else "Baton / best peer"
+    head = ["Operation, size" if b.series else "Size", *labels] + ([compare] if has_baton else [])
+    rows = ["| " + " | ".join(head) + " |", "|" + ("---|" if b.series else "---:|") + "|".join(["---:"] * (len(head) - 1)) + "|"]
+    for size in row_keys(b, libs, data):
         meds = {lib.key: median_or_none(data.get((b.name, lib.key), {}).get(size, [])) for lib in libs}
-        cells = [fmt_size(size)] + [fmt_value(meds[lib.key]) for lib in libs]
+        cells = [fmt_row(size)] + [fmt_value(meds[lib.key]) for lib in libs]
         if has_baton:
             peer_vals = [meds[p.key] for p in peers if meds[p.key] is not None]
             best = (min if b.better == "lower" else max)(peer_vals) if peer_vals else None
             baton = meds.get("baton")
-            cells.append(f"{baton / best:.2f}" if baton is not None and best else "n/a")
+            if b.unit == "pct":
+                cells.append(f"{baton - best:+.0f}" if baton is not None and best is not None else "n/a")
+            else:
+                cells.append(f"{baton / best:.2f}" if baton is not None and best else "n/a")
         rows.append("| " + " | ".join(cells) + " |")
     return rows
 
@@ -294,6 +384,69 @@ def spread_line(b: Bench, libs, data) -> str:
     return "Run-to-run spread (median over sizes of (max-min)/median): " + ", ".join(parts)
 
 
+STYLES = {
+    "baton": ("tab:red", "o"),
+    "baton-async": ("tab:orange", "D"),
+    "mpich": ("tab:blue", "s"),
+    "mpich-async": ("tab:cyan", "v"),
+    "openmpi": ("tab:green", "^"),
+}
+
+
+def plot_bars(b: Bench, libs, data, na_notes: list[str], path: Path, plt) -> bool:
+    """Series benchmarks: one panel per size (a 0-byte series joins the smallest), in
+    each a group of bars per operation, one bar per library (median over repetitions)
+    with a min..max whisker.  Panels have their own y range."""
+    keys = row_keys(b, libs, data)
+    shown = [lib for lib in libs if data.get((b.name, lib.key))]
+    sizes = sorted({k[1] for k in keys if k[1] > 0}) or sorted({k[1] for k in keys})
+    panels = {size: [k for k in keys if k[1] == size or (k[1] == 0 and size == sizes[0])] for size in sizes}
+    if not keys or not shown:
+        fig, ax = plt.subplots(figsize=(9, 4))
+        ax.text(0.5, 0.5, "no data", ha="center", va="center")
+    else:
+        width = 0.8 / len(shown)
+        most = max(len(v) for v in panels.values())
+        fig, axes = plt.subplots(
+            len(panels), 1, figsize=(max(9.0, 0.3 * most * len(shown) + 2), 3.2 * len(panels) + 0.8), squeeze=False
+        )
+        unit = UNIT_LABEL.get(b.unit, b.unit)
+        for ax, (psize, pkeys) in zip(axes[:, 0], panels.items()):
+            for j, lib in enumerate(shown):
+                per = data.get((b.name, lib.key), {})
+                xs, meds, lo, hi = [], [], [], []
+                for i, key in enumerate(pkeys):
+                    v = per.get(key)
+                    if not v:
+                        continue
+                    m = statistics.median(v)
+                    xs.append(i - 0.4 + width * (j + 0.5))
+                    meds.append(m)
+                    lo.append(m - min(v))
+                    hi.append(max(v) - m)
+                color = STYLES.get(lib.key, (None, "o"))[0]
+                ax.bar(xs, meds, width=width, color=color, label=lib.label)
+                ax.errorbar(xs, meds, yerr=[lo, hi], fmt="none", ecolor="black", elinewidth=0.8, capsize=1.5)
+            ax.set_xticks(range(len(pkeys)))
+            ax.set_xticklabels([k[0] if k[1] == psize else fmt_row(k) for k in pkeys], fontsize=9)
+            ax.set_xlim(-0.6, most - 0.4)
+            ax.set_yscale(b.yscale)
+            if b.unit == "pct":
+                ax.set_ylim(0, 105)
+            ax.set_title(fmt_size(psize), fontsize=10, loc="left")
+            ax.set_ylabel(f"{unit}")
+            ax.grid(True, axis="y", which="major", alpha=0.4)
+        handles, labels = axes[0, 0].get_legend_handles_labels()
+        fig.suptitle(f"{b.title} ({b.better} is better): median of repetitions, whisker = min..max", fontsize=11)
+        fig.legend(handles, labels, fontsize=9, ncol=len(shown), loc="upper center", bbox_to_anchor=(0.5, 0.955))
+    if na_notes:
+        fig.text(0.01, 0.01, "\n".join(na_notes), fontsize=8, color="dimgray", va="bottom")
+    fig.tight_layout(rect=(0, 0.02 * len(na_notes), 1, 0.92))
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
 def plot(b: Bench, libs, data, na_notes: list[str], path: Path) -> bool:
     try:
         import matplotlib
@@ -303,21 +456,22 @@ def plot(b: Bench, libs, data, na_notes: list[str], path: Path) -> bool:
         from matplotlib.ticker import FuncFormatter
     except ImportError:
         return False
+    if b.series:
+        return plot_bars(b, libs, data, na_notes, path, plt)
     fig, ax = plt.subplots(figsize=(9, 5.5))
-    styles = {"baton": ("tab:red", "o"), "mpich": ("tab:blue", "s"), "openmpi": ("tab:green", "^")}
     for lib in libs:
-        per_size = data.get((b.name, lib.key), {})
+        per_size = {size: v for (_, size), v in data.get((b.name, lib.key), {}).items()}
         sizes = sorted(s for s in per_size if s > 0 and per_size[s])  # log axis: no 0 B point
         if not sizes:
             continue
-        color, marker = styles.get(lib.key, (None, "o"))
+        color, marker = STYLES.get(lib.key, (None, "o"))
         meds = [statistics.median(per_size[s]) for s in sizes]
         ax.plot(sizes, meds, marker=marker, markersize=4, color=color, label=lib.label, linewidth=1.6)
         lows = [min(per_size[s]) for s in sizes]
         highs = [max(per_size[s]) for s in sizes]
         ax.fill_between(sizes, lows, highs, color=color, alpha=0.15, linewidth=0)
     ax.set_xscale("log", base=2)
-    largest = max((s for lib in libs for s in data.get((b.name, lib.key), {})), default=1)
+    largest = max((s for lib in libs for (_, s) in data.get((b.name, lib.key), {})), default=1)
     ax.set_xticks([4**k for k in range(16) if 4**k <= largest])
     ax.set_yscale(b.yscale)
     ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: fmt_size(int(x)).replace(" ", "") if x >= 1 else ""))
@@ -345,10 +499,22 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=None, help="launches per benchmark and library (default 5, 3 with --quick)")
     ap.add_argument("--quick", action="store_true", help="short runs: fewer iterations, samples and repeats")
     ap.add_argument("--bench", default=",".join(b.name for b in BENCHMARKS), help="comma-separated benchmarks to run")
-    ap.add_argument("--libs", default="baton,mpich,openmpi", help="comma-separated subset of baton,mpich,openmpi")
+    ap.add_argument(
+        "--libs",
+        default=ALL_LIBS,
+        help=f"comma-separated subset of {ALL_LIBS} (default: all; the -async variants run only "
+        "the benchmarks that ask for them)",
+    )
+    ap.add_argument(
+        "--ranks",
+        type=int,
+        default=2,
+        help="ranks per launch for every benchmark (default 2; more than the cores oversubscribes); "
+        "the default --out becomes bench/results/ranks<N> when N is not 2",
+    )
     ap.add_argument("--max-size", type=int, default=None, help="largest message size in bytes (default 4 MiB)")
     ap.add_argument("--timeout", type=float, default=None, help="seconds per launch (default 180, 60 with --quick)")
-    ap.add_argument("--out", default=str(BENCH_DIR / "results"), help="output dir (default bench/results)")
+    ap.add_argument("--out", default=None, help="output dir (default bench/results, or bench/results/ranks<N>)")
     ap.add_argument("--cflags", default="-O2", help="flags for every mpicc (default -O2)")
     args = ap.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -361,6 +527,15 @@ def main() -> int:
         print(f"unknown benchmark(s): {', '.join(unknown)}", file=sys.stderr)
         return 2
     benches = [b for b in BENCHMARKS if b.name in wanted]
+    if args.ranks < 2:
+        print("--ranks must be at least 2", file=sys.stderr)
+        return 2
+    unknown = [k for k in args.libs.split(",") if k not in ALL_LIBS.split(",")]
+    if unknown:
+        print(f"unknown librar(y/ies): {', '.join(unknown)} (known: {ALL_LIBS})", file=sys.stderr)
+        return 2
+    if args.out is None:
+        args.out = str(BENCH_DIR / "results" / (f"ranks{args.ranks}" if args.ranks != 2 else ""))
     out = Path(args.out)
     log_dir = out / "logs"
     log_dir.mkdir(parents=True, exist_ok=True)
@@ -370,12 +545,12 @@ def main() -> int:
     t_start = time.monotonic()
 
     baton_build_error = None
-    if args.build_baton and "baton" in args.libs.split(","):
+    if args.build_baton and any(k.startswith("baton") for k in args.libs.split(",")):
         print("Building Baton", flush=True)
         baton_build_error = build_baton(args, log_dir)
     libs = make_libraries(args)
     for lib in libs:
-        if lib.key == "baton" and baton_build_error:
+        if lib.is_baton and baton_build_error:
             lib.na_reason = baton_build_error
     if load_start > (os.cpu_count() or 1):
         print(
@@ -385,7 +560,7 @@ def main() -> int:
         )
     print("Libraries:", flush=True)
     for lib in libs:
-        print(f"  {lib.label:9s} {'n/a: ' + lib.na_reason if lib.na_reason else lib.version}", flush=True)
+        print(f"  {lib.label:21s} {'n/a: ' + lib.na_reason if lib.na_reason else lib.version}", flush=True)
 
     print("Compiling benchmarks", flush=True)
     bench_args = (["--quick"] if args.quick else []) + (
@@ -393,13 +568,13 @@ def main() -> int:
     )
     built = compile_all(libs, benches, out, log_dir, args.cflags.split())
 
-    # (bench, lib) -> {size: [value per successful repetition]}
-    data: dict[tuple[str, str], dict[int, list[float]]] = {}
+    # (bench, lib) -> {(series, size): [value per successful repetition]}
+    data: dict[tuple[str, str], dict[tuple[str, int], list[float]]] = {}
     errors: dict[tuple[str, str], list[str]] = {}
     raw_rows = []
-    active = [lib for lib in libs if not lib.na_reason]
     for rep in range(repeats):
         for b in benches:
+            active = [lib for lib in libs_for(b, libs) if not lib.na_reason]
             # Interleave the libraries within every repetition and rotate which
             # goes first, so slow drifts and bursts of noise hit all of them.
             order = active[rep % len(active):] + active[: rep % len(active)] if active else []
@@ -411,19 +586,19 @@ def main() -> int:
                 if errors.get(key) and not data.get(key):
                     continue  # failed before ever producing numbers: don't keep paying for it
                 log = log_dir / f"{b.name}.{lib.key}.rep{rep + 1}.log"
-                values, error, secs = run_one(lib, b, entry["exe"], bench_args, timeout, log)
+                values, error, secs = run_one(lib, b, args.ranks, entry["exe"], bench_args, timeout, log)
                 status = "ok" if not error else "FAILED: " + error
-                print(f"  [rep {rep + 1}/{repeats}] {b.name:16s} {lib.label:9s} {secs:6.1f} s  {status}", flush=True)
+                print(f"  [rep {rep + 1}/{repeats}] {b.name:16s} {lib.label:21s} {secs:6.1f} s  {status}", flush=True)
                 if error:
                     errors.setdefault(key, []).append(f"rep {rep + 1}: {error}")
                     continue
-                for size, v in values.items():
-                    data.setdefault(key, {}).setdefault(size, []).append(v)
-                    raw_rows.append([b.name, lib.label, rep + 1, size, v, b.unit])
+                for (series, size), v in values.items():
+                    data.setdefault(key, {}).setdefault((series, size), []).append(v)
+                    raw_rows.append([b.name, series, lib.label, rep + 1, size, v, b.unit])
 
     with (out / "raw.csv").open("w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["bench", "library", "repetition", "size_bytes", "value", "unit"])
+        w.writerow(["bench", "series", "library", "repetition", "size_bytes", "value", "unit"])
         w.writerows(raw_rows)
 
     elapsed = time.monotonic() - t_start
@@ -434,7 +609,8 @@ def main() -> int:
         f"({os.cpu_count()} CPUs, {platform.machine()}, {platform.platform(terse=True)})",
         f"- Command: `bench/run.sh {' '.join(sys.argv[1:])}`".replace("`bench/run.sh `", "`bench/run.sh`"),
         f"- Repository: git {args.git_head}; mode: {'quick' if args.quick else 'full'}; "
-        f"{repeats} launches per benchmark and library, interleaved; took {elapsed:.0f} s",
+        f"{repeats} launches per benchmark and library, interleaved; {args.ranks} ranks per launch"
+        f"{' (oversubscribed)' if args.ranks > (os.cpu_count() or 1) else ''}; took {elapsed:.0f} s",
         f"- Load average (1 min) at start / end: {load_start:.1f} / {os.getloadavg()[0]:.1f} "
         f"on {os.cpu_count()} CPUs (above the CPU count, expect noisy numbers)",
         "- Each value is the median over launches of each launch's own median of timed batches "
@@ -452,14 +628,18 @@ def main() -> int:
     stdout_tables = []
     for b in benches:
         unit = UNIT_LABEL.get(b.unit, b.unit)
-        ratio_note = (
-            "Baton / best peer > 1 means Baton is slower"
-            if b.better == "lower"
-            else "Baton / best peer < 1 means Baton is slower"
-        )
+        if b.unit == "pct":
+            ratio_note = "Baton - best peer < 0 means Baton overlaps less"
+        elif b.better == "lower":
+            ratio_note = "Baton / best peer > 1 means Baton is slower"
+        else:
+            ratio_note = "Baton / best peer < 1 means Baton is slower"
         report += ["", f"## {b.name}: {b.title}, {unit} ({b.better} is better; {ratio_note})", ""]
+        if b.name in BENCH_NOTES:
+            report += [BENCH_NOTES[b.name], ""]
+        blibs = libs_for(b, libs)
         notes = []
-        for lib in libs:
+        for lib in blibs:
             key = (b.name, lib.key)
             if lib.na_reason:
                 notes.append(f"{lib.label}: n/a ({one_line(lib.na_reason, 120)})")
@@ -470,13 +650,13 @@ def main() -> int:
                 notes.append(f"{lib.label}: n/a (run failed: {one_line(first, 120)})")
             elif errors.get(key):
                 notes.append(f"{lib.label}: {len(errors[key])} of {repeats} launches failed, first: {one_line(errors[key][0], 120)}")
-        table = bench_table(b, libs, data)
+        table = bench_table(b, blibs, data)
         report += table
-        report += ["", spread_line(b, libs, data) + "."]
+        report += ["", spread_line(b, blibs, data) + "."]
         if notes:
             report += [""] + [f"- {n}" for n in notes]
         png = out / f"{b.name}.png"
-        if plot(b, libs, data, [n for n in notes if "n/a" in n], png):
+        if plot(b, blibs, data, [n for n in notes if "n/a" in n], png):
             report += ["", f"![{b.name}]({png.name})"]
         else:
             report += ["", "(no plot: matplotlib is not available to this Python)"]
@@ -487,7 +667,10 @@ def main() -> int:
     print(f"\nReport: {out / 'report.md'}  (plots and raw.csv beside it, logs in {log_dir}); {elapsed:.0f} s")
     # Succeed when every available peer produced numbers: Baton may legitimately be n/a.
     peers_ok = all(
-        data.get((b.name, lib.key)) for b in benches for lib in libs if lib.key != "baton" and not lib.na_reason
+        data.get((b.name, lib.key))
+        for b in benches
+        for lib in libs_for(b, libs)
+        if not lib.is_baton and not lib.na_reason
     )
     return 0 if peers_ok else 1
 
