@@ -28,8 +28,7 @@ errc check_data(const void* buf, int64_t count, MPI_Datatype type, const core::d
 }
 
 errc check_recvbuf(const void* recvbuf) {
-  if (recvbuf == MPI_IN_PLACE)
-    return core::error_set(errc::buffer, "MPI_IN_PLACE is only valid as the send buffer");
+  if (recvbuf == MPI_IN_PLACE) return core::error_set(errc::buffer, "MPI_IN_PLACE is only valid as the send buffer");
   return errc::success;
 }
 
@@ -103,8 +102,7 @@ int alltoall_impl(const char* fn, const void* sendbuf, int64_t scount, MPI_Datat
   }
   if (errc e = check_recvbuf(recvbuf); e != errc::success) return abi::raise(fn, c, e);
   if (errc e = check_data(recvbuf, rcount, rtype, &rt); e != errc::success) return abi::raise(fn, c, e);
-  if (errc e = check_alias(sendbuf, recvbuf, rcount * rt->size() > 0); e != errc::success)
-    return abi::raise(fn, c, e);
+  if (errc e = check_alias(sendbuf, recvbuf, rcount * rt->size() > 0); e != errc::success) return abi::raise(fn, c, e);
   coll::coll_args a;
   a.kind = coll::coll_kind::alltoall;
   a.c = c;
@@ -162,9 +160,9 @@ int alltoallv_impl(const char* fn, const void* sendbuf, const C* scounts, const 
 }
 
 template <class C, class D>
-int alltoallw_impl(const char* fn, const void* sendbuf, const C* scounts, const D* sdispls,
-                   const MPI_Datatype* stypes, void* recvbuf, const C* rcounts, const D* rdispls,
-                   const MPI_Datatype* rtypes, MPI_Comm comm, MPI_Request* request) {
+int alltoallw_impl(const char* fn, const void* sendbuf, const C* scounts, const D* sdispls, const MPI_Datatype* stypes,
+                   void* recvbuf, const C* rcounts, const D* rdispls, const MPI_Datatype* rtypes, MPI_Comm comm,
+                   MPI_Request* request) {
   core::comm* c = nullptr;
   const bool in_place = sendbuf == MPI_IN_PLACE;
   if (errc e = check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
@@ -272,8 +270,8 @@ int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   MPI_Datatype recvtype, MPI_Comm comm) {
   return alltoall_impl("MPI_Alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr);
 }
-int PMPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
-                    MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+int PMPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                    MPI_Datatype recvtype, MPI_Comm comm) {
   return alltoall_impl("MPI_Alltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr);
 }
 int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
@@ -292,12 +290,12 @@ BATON_ALIAS(MPI_Ialltoall_c);
 // ---- alltoallv ----
 int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                    void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
-  return alltoallv_impl("MPI_Alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                        recvtype, comm, nullptr);
+  return alltoallv_impl("MPI_Alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
+                        comm, nullptr);
 }
-int PMPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
-                     MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                     MPI_Datatype recvtype, MPI_Comm comm) {
+int PMPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype,
+                     void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype,
+                     MPI_Comm comm) {
   return alltoallv_impl("MPI_Alltoallv_c", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                         recvtype, comm, nullptr);
 }
@@ -351,8 +349,8 @@ BATON_ALIAS(MPI_Ialltoallw_c);
 // ---- reduce_scatter_block, reduce_scatter ----
 int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
                               MPI_Comm comm) {
-  return reduce_scatter_impl<int>("MPI_Reduce_scatter_block", sendbuf, recvbuf, nullptr, recvcount, datatype, op,
-                                  comm, nullptr, true);
+  return reduce_scatter_impl<int>("MPI_Reduce_scatter_block", sendbuf, recvbuf, nullptr, recvcount, datatype, op, comm,
+                                  nullptr, true);
 }
 int PMPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
                                 MPI_Op op, MPI_Comm comm) {
@@ -361,8 +359,8 @@ int PMPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count re
 }
 int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
                                MPI_Comm comm, MPI_Request* request) {
-  return reduce_scatter_impl<int>("MPI_Ireduce_scatter_block", sendbuf, recvbuf, nullptr, recvcount, datatype, op,
-                                  comm, request, true);
+  return reduce_scatter_impl<int>("MPI_Ireduce_scatter_block", sendbuf, recvbuf, nullptr, recvcount, datatype, op, comm,
+                                  request, true);
 }
 int PMPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
                                  MPI_Op op, MPI_Comm comm, MPI_Request* request) {
@@ -371,16 +369,15 @@ int PMPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count r
 }
 int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
                         MPI_Comm comm) {
-  return reduce_scatter_impl("MPI_Reduce_scatter", sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, nullptr,
-                             false);
+  return reduce_scatter_impl("MPI_Reduce_scatter", sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, nullptr, false);
 }
 int PMPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype,
                           MPI_Op op, MPI_Comm comm) {
   return reduce_scatter_impl("MPI_Reduce_scatter_c", sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, nullptr,
                              false);
 }
-int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype,
-                         MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                         MPI_Comm comm, MPI_Request* request) {
   return reduce_scatter_impl("MPI_Ireduce_scatter", sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, request,
                              false);
 }
@@ -402,8 +399,7 @@ BATON_ALIAS(MPI_Ireduce_scatter_c);
 int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   return scan_impl("MPI_Scan", false, sendbuf, recvbuf, count, datatype, op, comm, nullptr);
 }
-int PMPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
-                MPI_Comm comm) {
+int PMPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   return scan_impl("MPI_Scan_c", false, sendbuf, recvbuf, count, datatype, op, comm, nullptr);
 }
 int PMPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
@@ -425,8 +421,8 @@ int PMPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dat
                  MPI_Request* request) {
   return scan_impl("MPI_Iexscan", true, sendbuf, recvbuf, count, datatype, op, comm, request);
 }
-int PMPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
-                   MPI_Comm comm, MPI_Request* request) {
+int PMPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                   MPI_Request* request) {
   return scan_impl("MPI_Iexscan_c", true, sendbuf, recvbuf, count, datatype, op, comm, request);
 }
 BATON_ALIAS(MPI_Scan);

@@ -3,7 +3,9 @@
 namespace baton::coll {
 
 namespace {
-const core::datatype* byte_type() { return core::predefined_datatype(0x247); }  // MPI_BYTE
+const core::datatype* byte_type() {
+  return core::predefined_datatype(0x247);
+}  // MPI_BYTE
 
 step make(step_kind k, int peer, buf_ref src, buf_ref dst, int64_t count, const core::datatype* t) {
   step s;

@@ -5,6 +5,8 @@
 
 namespace baton::coll {
 
-errc alltoallv_linear(const coll_args& a, builder& b) { return a2a_exchange(a, b, a2a_linear_window, false); }
+errc alltoallv_linear(const coll_args& a, builder& b) {
+  return a2a_exchange(a, b, a2a_linear_window, false);
+}
 
 }  // namespace baton::coll

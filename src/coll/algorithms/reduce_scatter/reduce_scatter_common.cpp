@@ -25,7 +25,10 @@ errc reduce_scatter_halving(const coll_args& a, builder& b, const std::vector<in
     int lo = 0, hi = n;
     for (int mask = n / 2; mask > 0; mask >>= 1) {
       const int mid = lo + mask;
-      if (me < mid) hi = mid; else lo = mid;
+      if (me < mid)
+        hi = mid;
+      else
+        lo = mid;
       most = std::max(most, disp[hi] - disp[lo]);
     }
   }
@@ -93,15 +96,17 @@ errc reduce_scatter_pairwise_counts(const coll_args& a, builder& b, const std::v
   if (have_right) {
     const uint32_t joined = b.reduce(left, right, mine, t, {last_left, last_right});  // right = left op right
     after.push_back(joined);
-    b.add([&] {
-      step s;
-      s.kind = step_kind::copy;
-      s.a = right;
-      s.b = out;
-      s.count = mine;
-      s.type = t;
-      return s;
-    }(), after);
+    b.add(
+        [&] {
+          step s;
+          s.kind = step_kind::copy;
+          s.a = right;
+          s.b = out;
+          s.count = mine;
+          s.type = t;
+          return s;
+        }(),
+        after);
   } else if (a.in_place) {
     after.push_back(last_left);
     step s;
