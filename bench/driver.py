@@ -508,9 +508,9 @@ def main() -> int:
     ap.add_argument(
         "--ranks",
         type=int,
-        default=2,
-        help="ranks per launch for every benchmark (default 2; more than the cores oversubscribes); "
-        "the default --out becomes bench/results/ranks<N> when N is not 2",
+        default=None,
+        help="ranks per launch for every benchmark (default: each benchmark's registered count, 2); "
+        "more than the cores oversubscribes; the default --out becomes bench/results/ranks<N> when N is not 2",
     )
     ap.add_argument("--max-size", type=int, default=None, help="largest message size in bytes (default 4 MiB)")
     ap.add_argument("--timeout", type=float, default=None, help="seconds per launch (default 180, 60 with --quick)")
@@ -527,7 +527,7 @@ def main() -> int:
         print(f"unknown benchmark(s): {', '.join(unknown)}", file=sys.stderr)
         return 2
     benches = [b for b in BENCHMARKS if b.name in wanted]
-    if args.ranks < 2:
+    if args.ranks is not None and args.ranks < 2:
         print("--ranks must be at least 2", file=sys.stderr)
         return 2
     unknown = [k for k in args.libs.split(",") if k not in ALL_LIBS.split(",")]
@@ -535,7 +535,7 @@ def main() -> int:
         print(f"unknown librar(y/ies): {', '.join(unknown)} (known: {ALL_LIBS})", file=sys.stderr)
         return 2
     if args.out is None:
-        args.out = str(BENCH_DIR / "results" / (f"ranks{args.ranks}" if args.ranks != 2 else ""))
+        args.out = str(BENCH_DIR / "results" / (f"ranks{args.ranks}" if args.ranks not in (None, 2) else ""))
     out = Path(args.out)
     log_dir = out / "logs"
     log_dir.mkdir(parents=True, exist_ok=True)
@@ -586,7 +586,7 @@ def main() -> int:
                 if errors.get(key) and not data.get(key):
                     continue  # failed before ever producing numbers: don't keep paying for it
                 log = log_dir / f"{b.name}.{lib.key}.rep{rep + 1}.log"
-                values, error, secs = run_one(lib, b, args.ranks, entry["exe"], bench_args, timeout, log)
+                values, error, secs = run_one(lib, b, args.ranks or b.ranks, entry["exe"], bench_args, timeout, log)
                 status = "ok" if not error else "FAILED: " + error
                 print(f"  [rep {rep + 1}/{repeats}] {b.name:16s} {lib.label:21s} {secs:6.1f} s  {status}", flush=True)
                 if error:
@@ -602,6 +602,10 @@ def main() -> int:
         w.writerows(raw_rows)
 
     elapsed = time.monotonic() - t_start
+    counts = sorted({args.ranks or b.ranks for b in benches})
+    ranks_text = f"{'/'.join(map(str, counts))} ranks per launch" + (
+        " (oversubscribed)" if counts and max(counts) > (os.cpu_count() or 1) else ""
+    )
     report = [
         "# Baton benchmark report",
         "",
@@ -609,8 +613,7 @@ def main() -> int:
         f"({os.cpu_count()} CPUs, {platform.machine()}, {platform.platform(terse=True)})",
         f"- Command: `bench/run.sh {' '.join(sys.argv[1:])}`".replace("`bench/run.sh `", "`bench/run.sh`"),
         f"- Repository: git {args.git_head}; mode: {'quick' if args.quick else 'full'}; "
-        f"{repeats} launches per benchmark and library, interleaved; {args.ranks} ranks per launch"
-        f"{' (oversubscribed)' if args.ranks > (os.cpu_count() or 1) else ''}; took {elapsed:.0f} s",
+        f"{repeats} launches per benchmark and library, interleaved; {ranks_text}; took {elapsed:.0f} s",
         f"- Load average (1 min) at start / end: {load_start:.1f} / {os.getloadavg()[0]:.1f} "
         f"on {os.cpu_count()} CPUs (above the CPU count, expect noisy numbers)",
         "- Each value is the median over launches of each launch's own median of timed batches "
