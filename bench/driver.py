@@ -203,28 +203,33 @@ def build_baton(args, log_dir: Path) -> str | None:
 def compile_all(libs, benches, out: Path, log_dir: Path, cflags: list[str]) -> dict:
     """Returns {(lib.key, bench.name): executable path or failure reason}."""
     built: dict[tuple[str, str], dict] = {}
+    done = set()
     for lib in libs:
-        if lib.na_reason or lib.base:
-            continue  # variants run their base library's executables
-        bin_dir = out / "build" / lib.key
+        # Variants run their base library's executables: build once per base,
+        # even when only the variant was asked for.
+        if lib.na_reason or lib.build_key in done:
+            continue
+        done.add(lib.build_key)
+        name = lib.base or lib.label
+        bin_dir = out / "build" / lib.build_key
         bin_dir.mkdir(parents=True, exist_ok=True)
         for b in benches:
             exe = bin_dir / b.name
             cmd = [lib.mpicc, *cflags, "-I", str(BENCH_DIR), "-o", str(exe), str(BENCH_DIR / f"{b.name}.c")]
             res = subprocess.run(cmd, capture_output=True, text=True)
-            (log_dir / f"compile.{b.name}.{lib.key}.log").write_text(" ".join(cmd) + "\n" + res.stdout + res.stderr)
+            (log_dir / f"compile.{b.name}.{lib.build_key}.log").write_text(" ".join(cmd) + "\n" + res.stdout + res.stderr)
             if res.returncode != 0:
                 missing = sorted(set(re.findall(r"undefined reference to `(\w+)'", res.stderr)))
                 if missing:
                     reason = f"link failed, library lacks: {', '.join(missing)}"
                 else:
                     reason = f"compile failed: {one_line(tail(res.stderr or res.stdout, 3))}"
-                built[(b.name, lib.key)] = {"error": reason}
-                print(f"  {lib.label:9s} {b.name}: {reason}", flush=True)
+                built[(b.name, lib.build_key)] = {"error": reason}
+                print(f"  {name:9s} {b.name}: {reason}", flush=True)
             else:
-                built[(b.name, lib.key)] = {"exe": str(exe)}
-        ok = [b.name for b in benches if "exe" in built[(b.name, lib.key)]]
-        print(f"  {lib.label:9s} built: {', '.join(ok) if ok else 'nothing'}", flush=True)
+                built[(b.name, lib.build_key)] = {"exe": str(exe)}
+        ok = [b.name for b in benches if "exe" in built[(b.name, lib.build_key)]]
+        print(f"  {name:9s} built: {', '.join(ok) if ok else 'nothing'}", flush=True)
     for lib in libs:
         if lib.base and not lib.na_reason:
             for b in benches:
