@@ -1,69 +1,79 @@
-// Collective operations (MPI-4.1 chapter 6 and 7.12): blocking and nonblocking forms over the
-// schedule engine (src/coll/). Collectives present so far: barrier, bcast, reduce, allreduce.
-#include "abi/abi.hpp"
-#include "coll/coll.hpp"
+// Collective operations (MPI-4.1 chapter 6 and 7.12): barrier, bcast, reduce and allreduce in
+// blocking and nonblocking forms over the schedule engine (src/coll/), and the checks every
+// collective entry point shares (abi_coll.hpp). Gather/scatter/allgather: abi_coll_gather.cpp;
+// alltoall, reduce_scatter, scan: abi_coll_alltoall.cpp.
+#include "abi/abi_coll.hpp"
 
 using namespace baton;
 using abi::call;
 using core::errc;
 
-namespace {
+namespace baton::abi {
 
-errc check_comm(const char* fn, MPI_Comm comm, core::comm** c) {
-  if (errc e = abi::check_init(fn); e != errc::success) return e;
-  *c = abi::to_comm(comm);
+errc coll_check_comm(const char* fn, MPI_Comm comm, core::comm** c) {
+  if (errc e = check_init(fn); e != errc::success) return e;
+  *c = to_comm(comm);
   return *c ? errc::success : errc::comm;
 }
 
-errc check_data(const void* buf, int64_t count, MPI_Datatype type, const core::datatype** t) {
-  if (errc e = abi::check_count(count); e != errc::success) return e;
-  *t = abi::to_type(type);
-  if (errc e = abi::check_type(*t); e != errc::success) return e;
-  if (buf != MPI_IN_PLACE) return abi::check_buffer(buf, count, *t);
+errc coll_check_data(const void* buf, int64_t count, MPI_Datatype type, const core::datatype** t) {
+  if (errc e = check_count(count); e != errc::success) return e;
+  *t = to_type(type);
+  if (errc e = check_type(*t); e != errc::success) return e;
+  if (buf != MPI_IN_PLACE) return check_buffer(buf, count, *t);
   return errc::success;
 }
 
-errc check_root(const core::comm* c, int root) {
+errc coll_check_root(const core::comm* c, int root) {
   if (root < 0 || root >= c->size)
     return core::error_set(errc::root, "invalid root %d: the communicator has %d ranks", root, c->size);
   return errc::success;
 }
 
-errc check_reduction(MPI_Op op, const core::datatype* t, const core::op** o) {
-  *o = abi::to_op(op);
+errc coll_check_reduction(MPI_Op op, const core::datatype* t, const core::op** o) {
+  *o = to_op(op);
   if (!*o) return errc::op;
   core::elem_kind k;
-  if ((*o)->is_predefined()) return abi::check_op_type(**o, *t, &k);
+  if ((*o)->is_predefined()) return check_op_type(**o, *t, &k);
   return errc::success;
 }
 
-// Runs a collective blocking (request == nullptr) or nonblocking.
-int launch(const char* fn, const coll::coll_args& a, MPI_Request* request) {
+int coll_launch(const char* fn, const coll::coll_args& a, MPI_Request* request) {
   return call(fn, a.c, [&] {
     if (!request) return coll::run_blocking(a);
     core::request* r = nullptr;
     errc e = coll::start(a, true, &r);
-    if (e == errc::success) *request = abi::to_handle(r);
+    if (e == errc::success) *request = to_handle(r);
     return e;
   });
 }
 
+}  // namespace baton::abi
+
+namespace {
+
+using abi::coll_check_comm;
+using abi::coll_check_data;
+using abi::coll_check_reduction;
+using abi::coll_check_root;
+using abi::coll_launch;
+
 int barrier_impl(const char* fn, MPI_Comm comm, MPI_Request* request) {
   core::comm* c = nullptr;
-  if (errc e = check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = coll_check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
   coll::coll_args a;
   a.kind = coll::coll_kind::barrier;
   a.c = c;
-  return launch(fn, a, request);
+  return coll_launch(fn, a, request);
 }
 
 int bcast_impl(const char* fn, void* buf, int64_t count, MPI_Datatype type, int root, MPI_Comm comm,
                MPI_Request* request) {
   core::comm* c = nullptr;
   const core::datatype* t = nullptr;
-  if (errc e = check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
-  if (errc e = check_data(buf, count, type, &t); e != errc::success) return abi::raise(fn, c, e);
-  if (errc e = check_root(c, root); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = coll_check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = coll_check_data(buf, count, type, &t); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = coll_check_root(c, root); e != errc::success) return abi::raise(fn, c, e);
   coll::coll_args a;
   a.kind = coll::coll_kind::bcast;
   a.c = c;
@@ -71,7 +81,7 @@ int bcast_impl(const char* fn, void* buf, int64_t count, MPI_Datatype type, int 
   a.count = count;
   a.type = t;
   a.root = root;
-  return launch(fn, a, request);
+  return coll_launch(fn, a, request);
 }
 
 int reduce_impl(const char* fn, bool all, const void* sendbuf, void* recvbuf, int64_t count, MPI_Datatype type,
@@ -79,12 +89,12 @@ int reduce_impl(const char* fn, bool all, const void* sendbuf, void* recvbuf, in
   core::comm* c = nullptr;
   const core::datatype* t = nullptr;
   const core::op* o = nullptr;
-  if (errc e = check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
-  if (errc e = check_data(sendbuf, count, type, &t); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = coll_check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = coll_check_data(sendbuf, count, type, &t); e != errc::success) return abi::raise(fn, c, e);
   if (!all) {
-    if (errc e = check_root(c, root); e != errc::success) return abi::raise(fn, c, e);
+    if (errc e = coll_check_root(c, root); e != errc::success) return abi::raise(fn, c, e);
   }
-  if (errc e = check_reduction(op, t, &o); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = coll_check_reduction(op, t, &o); e != errc::success) return abi::raise(fn, c, e);
   const bool receives = all || c->rank == root;
   if (sendbuf == MPI_IN_PLACE && !receives) {
     (void)core::error_set(errc::buffer, "MPI_IN_PLACE is only valid at the root of a reduce");
@@ -104,7 +114,7 @@ int reduce_impl(const char* fn, bool all, const void* sendbuf, void* recvbuf, in
   a.type = t;
   a.op = o;
   a.root = all ? 0 : root;
-  return launch(fn, a, request);
+  return coll_launch(fn, a, request);
 }
 
 }  // namespace

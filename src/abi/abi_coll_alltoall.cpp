@@ -4,28 +4,13 @@
 // displacement arrays are widened to 64 bits here; the algorithms copy what they keep.
 #include <vector>
 
-#include "abi/abi.hpp"
-#include "coll/coll.hpp"
+#include "abi/abi_coll.hpp"
 
 using namespace baton;
 using abi::call;
 using core::errc;
 
 namespace {
-
-errc check_comm(const char* fn, MPI_Comm comm, core::comm** c) {
-  if (errc e = abi::check_init(fn); e != errc::success) return e;
-  *c = abi::to_comm(comm);
-  return *c ? errc::success : errc::comm;
-}
-
-errc check_data(const void* buf, int64_t count, MPI_Datatype type, const core::datatype** t) {
-  if (errc e = abi::check_count(count); e != errc::success) return e;
-  *t = abi::to_type(type);
-  if (errc e = abi::check_type(*t); e != errc::success) return e;
-  if (buf != MPI_IN_PLACE) return abi::check_buffer(buf, count, *t);
-  return errc::success;
-}
 
 errc check_recvbuf(const void* recvbuf) {
   if (recvbuf == MPI_IN_PLACE) return core::error_set(errc::buffer, "MPI_IN_PLACE is only valid as the send buffer");
@@ -71,37 +56,18 @@ errc check_types(const MPI_Datatype* types, const std::vector<int64_t>& counts,
   return errc::success;
 }
 
-errc check_reduction(MPI_Op op, const core::datatype* t, const core::op** o) {
-  *o = abi::to_op(op);
-  if (!*o) return errc::op;
-  core::elem_kind k;
-  if ((*o)->is_predefined()) return abi::check_op_type(**o, *t, &k);
-  return errc::success;
-}
-
-// Runs a collective blocking (request == nullptr) or nonblocking.
-int launch(const char* fn, const coll::coll_args& a, MPI_Request* request) {
-  return call(fn, a.c, [&] {
-    if (!request) return coll::run_blocking(a);
-    core::request* r = nullptr;
-    errc e = coll::start(a, true, &r);
-    if (e == errc::success) *request = abi::to_handle(r);
-    return e;
-  });
-}
-
 int alltoall_impl(const char* fn, const void* sendbuf, int64_t scount, MPI_Datatype stype, void* recvbuf,
                   int64_t rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request* request) {
   core::comm* c = nullptr;
   const core::datatype* st = nullptr;
   const core::datatype* rt = nullptr;
   const bool in_place = sendbuf == MPI_IN_PLACE;
-  if (errc e = check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = abi::coll_check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
   if (!in_place) {
-    if (errc e = check_data(sendbuf, scount, stype, &st); e != errc::success) return abi::raise(fn, c, e);
+    if (errc e = abi::coll_check_data(sendbuf, scount, stype, &st); e != errc::success) return abi::raise(fn, c, e);
   }
   if (errc e = check_recvbuf(recvbuf); e != errc::success) return abi::raise(fn, c, e);
-  if (errc e = check_data(recvbuf, rcount, rtype, &rt); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = abi::coll_check_data(recvbuf, rcount, rtype, &rt); e != errc::success) return abi::raise(fn, c, e);
   if (errc e = check_alias(sendbuf, recvbuf, rcount * rt->size() > 0); e != errc::success) return abi::raise(fn, c, e);
   coll::coll_args a;
   a.kind = coll::coll_kind::alltoall;
@@ -113,7 +79,7 @@ int alltoall_impl(const char* fn, const void* sendbuf, int64_t scount, MPI_Datat
   a.type = in_place ? rt : st;
   a.rcount = rcount;
   a.rtype = rt;
-  return launch(fn, a, request);
+  return abi::coll_launch(fn, a, request);
 }
 
 template <class C, class D>
@@ -124,7 +90,7 @@ int alltoallv_impl(const char* fn, const void* sendbuf, const C* scounts, const 
   const core::datatype* st = nullptr;
   const core::datatype* rt = nullptr;
   const bool in_place = sendbuf == MPI_IN_PLACE;
-  if (errc e = check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = abi::coll_check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
   const int n = c->size;
   std::vector<int64_t> sc, sd;
   if (!in_place) {
@@ -133,14 +99,14 @@ int alltoallv_impl(const char* fn, const void* sendbuf, const C* scounts, const 
     sc = widen(scounts, n);
     sd = widen(sdispls, n);
     if (errc e = check_counts(sc); e != errc::success) return abi::raise(fn, c, e);
-    if (errc e = check_data(sendbuf, 0, stype, &st); e != errc::success) return abi::raise(fn, c, e);
+    if (errc e = abi::coll_check_data(sendbuf, 0, stype, &st); e != errc::success) return abi::raise(fn, c, e);
   }
   if (errc e = check_recvbuf(recvbuf); e != errc::success) return abi::raise(fn, c, e);
   if (errc e = check_array(rcounts, "recvcounts"); e != errc::success) return abi::raise(fn, c, e);
   if (errc e = check_array(rdispls, "rdispls"); e != errc::success) return abi::raise(fn, c, e);
   std::vector<int64_t> rc = widen(rcounts, n), rd = widen(rdispls, n);
   if (errc e = check_counts(rc); e != errc::success) return abi::raise(fn, c, e);
-  if (errc e = check_data(recvbuf, 0, rtype, &rt); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = abi::coll_check_data(recvbuf, 0, rtype, &rt); e != errc::success) return abi::raise(fn, c, e);
   int64_t rbytes = 0;
   for (int64_t x : rc) rbytes += x * rt->size();
   if (errc e = check_alias(sendbuf, recvbuf, rbytes > 0); e != errc::success) return abi::raise(fn, c, e);
@@ -156,7 +122,7 @@ int alltoallv_impl(const char* fn, const void* sendbuf, const C* scounts, const 
   a.sdispls = in_place ? nullptr : sd.data();
   a.rcounts = rc.data();
   a.rdispls = rd.data();
-  return launch(fn, a, request);
+  return abi::coll_launch(fn, a, request);
 }
 
 template <class C, class D>
@@ -165,7 +131,7 @@ int alltoallw_impl(const char* fn, const void* sendbuf, const C* scounts, const 
                    MPI_Request* request) {
   core::comm* c = nullptr;
   const bool in_place = sendbuf == MPI_IN_PLACE;
-  if (errc e = check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = abi::coll_check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
   const int n = c->size;
   std::vector<int64_t> sc, sd;
   std::vector<const core::datatype*> st, rt;
@@ -200,7 +166,7 @@ int alltoallw_impl(const char* fn, const void* sendbuf, const C* scounts, const 
   a.rcounts = rc.data();
   a.rdispls = rd.data();
   a.rtypes = rt.data();
-  return launch(fn, a, request);
+  return abi::coll_launch(fn, a, request);
 }
 
 // reduce_scatter (counts != nullptr) or reduce_scatter_block (every block `count` elements).
@@ -210,7 +176,7 @@ int reduce_scatter_impl(const char* fn, const void* sendbuf, void* recvbuf, cons
   core::comm* c = nullptr;
   const core::datatype* t = nullptr;
   const core::op* o = nullptr;
-  if (errc e = check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = abi::coll_check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
   std::vector<int64_t> rc;
   int64_t total = 0;
   if (block) {
@@ -222,9 +188,9 @@ int reduce_scatter_impl(const char* fn, const void* sendbuf, void* recvbuf, cons
     if (errc e = check_counts(rc); e != errc::success) return abi::raise(fn, c, e);
     for (int64_t x : rc) total += x;
   }
-  if (errc e = check_data(sendbuf, total, type, &t); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = abi::coll_check_data(sendbuf, total, type, &t); e != errc::success) return abi::raise(fn, c, e);
   if (errc e = check_recvbuf(recvbuf); e != errc::success) return abi::raise(fn, c, e);
-  if (errc e = check_reduction(op, t, &o); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = abi::coll_check_reduction(op, t, &o); e != errc::success) return abi::raise(fn, c, e);
   if (errc e = check_alias(sendbuf, recvbuf, total > 0); e != errc::success) return abi::raise(fn, c, e);
   coll::coll_args a;
   a.kind = block ? coll::coll_kind::reduce_scatter_block : coll::coll_kind::reduce_scatter;
@@ -236,7 +202,7 @@ int reduce_scatter_impl(const char* fn, const void* sendbuf, void* recvbuf, cons
   a.type = t;
   a.op = o;
   a.rcounts = block ? nullptr : rc.data();
-  return launch(fn, a, request);
+  return abi::coll_launch(fn, a, request);
 }
 
 int scan_impl(const char* fn, bool exclusive, const void* sendbuf, void* recvbuf, int64_t count, MPI_Datatype type,
@@ -244,10 +210,10 @@ int scan_impl(const char* fn, bool exclusive, const void* sendbuf, void* recvbuf
   core::comm* c = nullptr;
   const core::datatype* t = nullptr;
   const core::op* o = nullptr;
-  if (errc e = check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
-  if (errc e = check_data(sendbuf, count, type, &t); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = abi::coll_check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = abi::coll_check_data(sendbuf, count, type, &t); e != errc::success) return abi::raise(fn, c, e);
   if (errc e = check_recvbuf(recvbuf); e != errc::success) return abi::raise(fn, c, e);
-  if (errc e = check_reduction(op, t, &o); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = abi::coll_check_reduction(op, t, &o); e != errc::success) return abi::raise(fn, c, e);
   if (errc e = check_alias(sendbuf, recvbuf, count > 0); e != errc::success) return abi::raise(fn, c, e);
   coll::coll_args a;
   a.kind = exclusive ? coll::coll_kind::exscan : coll::coll_kind::scan;
@@ -258,7 +224,7 @@ int scan_impl(const char* fn, bool exclusive, const void* sendbuf, void* recvbuf
   a.count = count;
   a.type = t;
   a.op = o;
-  return launch(fn, a, request);
+  return abi::coll_launch(fn, a, request);
 }
 
 }  // namespace

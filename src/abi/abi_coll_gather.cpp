@@ -9,33 +9,13 @@
 // other side's count and type stand in for it).
 #include <vector>
 
-#include "abi/abi.hpp"
-#include "coll/coll.hpp"
+#include "abi/abi_coll.hpp"
 
 using namespace baton;
 using abi::call;
 using core::errc;
 
 namespace {
-
-errc check_comm(const char* fn, MPI_Comm comm, core::comm** c) {
-  if (errc e = abi::check_init(fn); e != errc::success) return e;
-  *c = abi::to_comm(comm);
-  return *c ? errc::success : errc::comm;
-}
-
-errc check_data(const void* buf, int64_t count, MPI_Datatype type, const core::datatype** t) {
-  if (errc e = abi::check_count(count); e != errc::success) return e;
-  *t = abi::to_type(type);
-  if (errc e = abi::check_type(*t); e != errc::success) return e;
-  return abi::check_buffer(buf, count, *t);
-}
-
-errc check_root(const core::comm* c, int root) {
-  if (root < 0 || root >= c->size)
-    return core::error_set(errc::root, "invalid root %d: the communicator has %d ranks", root, c->size);
-  return errc::success;
-}
 
 errc refuse_in_place(const char* where) {
   return core::error_set(errc::buffer, "MPI_IN_PLACE is only valid as %s", where);
@@ -57,23 +37,12 @@ errc copy_vector(int n, const Count* counts, const Displ* displs, std::vector<in
   return errc::success;
 }
 
-// Runs a collective blocking (request == nullptr) or nonblocking.
-int launch(const char* fn, const coll::coll_args& a, MPI_Request* request) {
-  return call(fn, a.c, [&] {
-    if (!request) return coll::run_blocking(a);
-    core::request* r = nullptr;
-    errc e = coll::start(a, true, &r);
-    if (e == errc::success) *request = abi::to_handle(r);
-    return e;
-  });
-}
-
 // Gather, scatter and allgather (root ignored for allgather).
 errc fill_regular(coll::coll_kind kind, core::comm* c, const void* sendbuf, int64_t scount, MPI_Datatype stype,
                   void* recvbuf, int64_t rcount, MPI_Datatype rtype, int root, coll::coll_args* a) {
   const bool all = kind == coll::coll_kind::allgather;
   if (!all) {
-    if (errc e = check_root(c, root); e != errc::success) return e;
+    if (errc e = abi::coll_check_root(c, root); e != errc::success) return e;
   }
   const bool is_root = !all && c->rank == root;
   // Which sides are significant here, and which one may be MPI_IN_PLACE.
@@ -97,14 +66,14 @@ errc fill_regular(coll::coll_kind kind, core::comm* c, const void* sendbuf, int6
     use_recv = false;
   }
   if (use_send) {
-    if (errc e = check_data(sendbuf, scount, stype, &a->type); e != errc::success) return e;
+    if (errc e = abi::coll_check_data(sendbuf, scount, stype, &a->type); e != errc::success) return e;
     a->sendbuf = sendbuf;
     a->count = scount;
   }
   if (use_recv) {
     // The root of a gather receives n blocks, every rank of an allgather too.
     const int64_t blocks = kind == coll::coll_kind::scatter ? 1 : c->size;
-    if (errc e = check_data(recvbuf, rcount * blocks, rtype, &a->rtype); e != errc::success) return e;
+    if (errc e = abi::coll_check_data(recvbuf, rcount * blocks, rtype, &a->rtype); e != errc::success) return e;
     a->recvbuf = recvbuf;
     a->rcount = rcount;
   }
@@ -124,11 +93,11 @@ errc fill_regular(coll::coll_kind kind, core::comm* c, const void* sendbuf, int6
 int regular_impl(const char* fn, coll::coll_kind kind, const void* sendbuf, int64_t scount, MPI_Datatype stype,
                  void* recvbuf, int64_t rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* request) {
   core::comm* c = nullptr;
-  if (errc e = check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = abi::coll_check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
   coll::coll_args a;
   if (errc e = fill_regular(kind, c, sendbuf, scount, stype, recvbuf, rcount, rtype, root, &a); e != errc::success)
     return abi::raise(fn, c, e);
-  return launch(fn, a, request);
+  return abi::coll_launch(fn, a, request);
 }
 
 // Gatherv, scatterv, allgatherv. `counts`/`displs` belong to the vector side (receive for gatherv
@@ -138,10 +107,10 @@ int vector_impl(const char* fn, coll::coll_kind kind, const void* sendbuf, void*
                 MPI_Datatype type, const Count* counts, const Displ* displs, MPI_Datatype vtype, int root,
                 MPI_Comm comm, MPI_Request* request) {
   core::comm* c = nullptr;
-  if (errc e = check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = abi::coll_check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
   const bool all = kind == coll::coll_kind::allgatherv, scatter = kind == coll::coll_kind::scatterv;
   if (!all) {
-    if (errc e = check_root(c, root); e != errc::success) return abi::raise(fn, c, e);
+    if (errc e = abi::coll_check_root(c, root); e != errc::success) return abi::raise(fn, c, e);
   }
   const bool is_root = !all && c->rank == root;
   const bool vector_here = all || is_root;
@@ -175,7 +144,7 @@ int vector_impl(const char* fn, coll::coll_kind kind, const void* sendbuf, void*
     }
     a.in_place = true;
   } else {
-    if (errc e = check_data(obuf, count, type, &ot); e != errc::success) return abi::raise(fn, c, e);
+    if (errc e = abi::coll_check_data(obuf, count, type, &ot); e != errc::success) return abi::raise(fn, c, e);
   }
   if (scatter) {
     a.sendbuf = is_root ? sendbuf : nullptr;
@@ -195,7 +164,7 @@ int vector_impl(const char* fn, coll::coll_kind kind, const void* sendbuf, void*
     a.count = a.in_place ? c64[static_cast<size_t>(c->rank)] : count;
     a.type = a.in_place ? vt : ot;
   }
-  return launch(fn, a, request);
+  return abi::coll_launch(fn, a, request);
 }
 
 using coll::coll_kind;
