@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "abi/abi.hpp"
+#include "core/reduce.hpp"
 
 using namespace baton;
 using abi::call;
@@ -90,33 +91,7 @@ int reduce_local_impl(const char* fn, const void* inbuf, void* inoutbuf, int64_t
   if (errc e = abi::check_buffer(inoutbuf, count, t); e != errc::success) return abi::raise(fn, nullptr, e);
   if (count == 0 || t->size() == 0) return MPI_SUCCESS;
   return call(fn, nullptr, [&] {
-    if (!o->is_predefined()) {
-      core::op_apply(*o, k, static_cast<void*>(abi::to_handle(t)), inbuf, inoutbuf, size_t(count));
-      return errc::success;
-    }
-    if (t->is_predefined()) {
-      core::op_apply(*o, k, inbuf, inoutbuf, size_t(count));
-      return errc::success;
-    }
-    // A derived type of one basic type: count * basic_count basic elements.
-    const core::datatype& basic = *t->basic();
-    int64_t n = 0;
-    if (__builtin_mul_overflow(count, t->basic_count(), &n))
-      return core::error_set(errc::count, "count %lld is too large", static_cast<long long>(count));
-    if (t->is_contiguous() && basic.is_contiguous()) {
-      const int64_t off = t->true_lb();
-      core::op_apply(*o, k, static_cast<const char*>(inbuf) + off, static_cast<char*>(inoutbuf) + off, size_t(n));
-      return errc::success;
-    }
-    // Holes or padded pairs: gather both operands into arrays of the basic type (its C layout,
-    // which the kernels expect), reduce, scatter the result back.
-    const size_t bytes = size_t(n) * size_t(basic.extent());
-    std::vector<char> a(bytes), b(bytes);
-    uint64_t moved = 0;
-    if (errc e = core::copy_typed(inbuf, count, *t, a.data(), n, basic, &moved); e != errc::success) return e;
-    if (errc e = core::copy_typed(inoutbuf, count, *t, b.data(), n, basic, &moved); e != errc::success) return e;
-    core::op_apply(*o, k, a.data(), b.data(), size_t(n));
-    return core::copy_typed(b.data(), n, basic, inoutbuf, count, *t, &moved);
+    return core::reduce_typed(*o, inbuf, inoutbuf, count, *t, static_cast<void*>(abi::to_handle(t)));
   });
 }
 

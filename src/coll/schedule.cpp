@@ -9,6 +9,7 @@
 #include "core/comm.hpp"
 #include "core/datatype.hpp"
 #include "core/op.hpp"
+#include "core/reduce.hpp"
 #include "core/progress.hpp"
 #include "core/runtime.hpp"
 #include "p2p/p2p.hpp"
@@ -143,30 +144,8 @@ void* type_handle(const core::datatype* t) {
 }
 
 void do_reduce(run* r, const step& s) {
-  const core::op& o = *r->p->op;
-  const core::datatype& t = *s.type;
-  const void* in = address(r, s.a);
-  void* inout = address(r, s.b);
-  if (!o.is_predefined()) {
-    core::op_apply(o, core::elem_kind::none, type_handle(&t), in, inout, static_cast<size_t>(s.count));
-    return;
-  }
-  const core::elem_kind k = t.basic() ? core::elem_kind_of_abi_code(t.basic()->abi_code()) : core::elem_kind::none;
-  const size_t n = static_cast<size_t>(s.count * t.basic_count());
-  if (t.is_contiguous()) {
-    core::op_apply(o, k, static_cast<const char*>(in) + t.true_lb(), static_cast<char*>(inout) + t.true_lb(), n);
-    return;
-  }
-  // Non-contiguous: reduce the packed forms, then unpack the result.
-  const size_t bytes = static_cast<size_t>(s.count * t.size());
-  char* a = static_cast<char*>(std::malloc(bytes ? bytes : 1));
-  char* b = static_cast<char*>(std::malloc(bytes ? bytes : 1));
-  (void)core::pack_all(in, s.count, t, a);
-  (void)core::pack_all(inout, s.count, t, b);
-  core::op_apply(o, k, a, b, n);
-  (void)core::unpack_all(b, inout, s.count, t);
-  std::free(a);
-  std::free(b);
+  errc e = core::reduce_typed(*r->p->op, address(r, s.a), address(r, s.b), s.count, *s.type, type_handle(s.type));
+  if (e != errc::success && r->error == errc::success) r->error = e;
 }
 
 void start_step(run* r, uint32_t idx) {
