@@ -68,9 +68,15 @@ inline uint64_t progress_now_ns() {
 template <class Done>
 void progress_wait(engine_guard& guard, Done done) {
   if (done()) return;
+  // Tell the progress thread (if any) that this thread polls, so it stays out of the way.
   struct waiter_count {
-    waiter_count() { progress_waiters().fetch_add(1, std::memory_order_relaxed); }
-    ~waiter_count() { progress_waiters().fetch_sub(1, std::memory_order_relaxed); }
+    bool on = progress_thread_active();
+    waiter_count() {
+      if (on) progress_waiters().fetch_add(1, std::memory_order_relaxed);
+    }
+    ~waiter_count() {
+      if (on) progress_waiters().fetch_sub(1, std::memory_order_relaxed);
+    }
   } counted;
   const backoff_policy& b = progress_backoff();
   uint64_t idle_since = 0;  // 0: progress was made on the last poll

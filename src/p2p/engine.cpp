@@ -432,19 +432,25 @@ bool shm_poll() {
   for (uint32_t l = 0; l < n; ++l) {
     if (l == e.me_local) continue;
     peer_state& p = e.peers[l];
-    int k = 0;
-    for (; k < 16; ++k) {
-      pkt_header* h = e.seg.slot(e.me_local, l, p.rx);
-      if (!h->full.load(std::memory_order_acquire)) break;
-      handle_packet(p, h);
-      h->full.store(0, std::memory_order_release);
-      p.rx = (p.rx + 1 == nslots) ? 0 : p.rx + 1;
-    }
-    bool freed = k > 0;
-    if (p.bulk_in) freed |= poll_bulk_in(p);
-    if (freed) {
+    pkt_header* h = e.seg.slot(e.me_local, l, p.rx);
+    if (h->full.load(std::memory_order_acquire)) {
+      // A producer can only be waiting for room if the ring was full: then the slot before this
+      // one (the newest it wrote) is full too. Only then is the doorbell worth its fence.
+      const bool was_full = e.seg.slot(e.me_local, l, p.rx == 0 ? nslots - 1 : p.rx - 1)->full.load(
+          std::memory_order_relaxed);
+      for (int k = 0; k < 16; ++k) {
+        handle_packet(p, h);
+        h->full.store(0, std::memory_order_release);
+        p.rx = (p.rx + 1 == nslots) ? 0 : p.rx + 1;
+        h = e.seg.slot(e.me_local, l, p.rx);
+        if (!h->full.load(std::memory_order_acquire)) break;
+      }
       moved = true;
-      ring_doorbell(l);  // a sender asleep on a full ring or channel may go on
+      if (was_full) ring_doorbell(l);
+    }
+    if (p.bulk_in && poll_bulk_in(p)) {
+      moved = true;
+      ring_doorbell(l);  // a sender asleep on a full bulk channel may go on
     }
   }
   // Output that waited for room.

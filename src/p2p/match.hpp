@@ -81,7 +81,9 @@ struct match_ctx {
     if (x->bprev) x->bprev->bnext = x->bnext; else b.head = x->bnext;
     if (x->bnext) x->bnext->bprev = x->bprev; else b.tail = x->bprev;
     x->bnext = x->bprev = nullptr;
-    if (!b.head) m.erase(it);
+    // Keep empty buckets for reuse (a ping-pong on one tag allocates nothing), unless unique keys
+    // (collective tags) pile up.
+    if (!b.head && m.size() > 256) m.erase(it);
   }
 
   void post(request* r) {
@@ -98,6 +100,7 @@ struct match_ctx {
     if (wild(r)) --posted_wild; else bucket_remove(posted_by_key, key(r->peer, r->tag), r);
   }
   request* find_posted(int src, int tag) const {
+    if (!posted_head) return nullptr;
     if (posted_wild == 0) {
       auto it = posted_by_key.find(key(src, tag));
       return it == posted_by_key.end() ? nullptr : it->second.head;
@@ -120,6 +123,7 @@ struct match_ctx {
     bucket_remove(uq_by_key, key(u->src, u->tag), u);
   }
   unexpected* find_uq(int src, int tag) const {
+    if (!uq_head) return nullptr;
     if (src != -1 && tag != -2) {
       auto it = uq_by_key.find(key(src, tag));
       return it == uq_by_key.end() ? nullptr : it->second.head;
