@@ -175,6 +175,7 @@ void finish_run(run* r) {
   u->status = core::req_status{};
   u->status.error = r->error;
   --g_in_flight;
+  core::progress_inflight_add(-1);
   --r->c->coll_pending;
   u->mark_complete();
   if (core::rt().threaded) core::progress_kick();  // another thread may sleep waiting for it
@@ -263,6 +264,7 @@ errc run_start(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf,
   u->active = true;
   r->user = u;
   ++g_in_flight;
+  core::progress_inflight_add(1);
   *out = u;
   r->queued = true;  // completions during start-up are retired by the advance() below
   for (uint32_t i = 0; i < n; ++i) {

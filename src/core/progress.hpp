@@ -48,6 +48,19 @@ inline void progress_new_work() {
 void progress_thread_start();
 void progress_thread_stop();
 std::atomic<int>& progress_waiters();
+// Operations in flight that need progress from this side (collective runs, sends not yet
+// complete). While it is non-zero the progress thread keeps polling (yielding the core between
+// polls) instead of sleeping on the doorbell: waking a sleeping thread costs tens of
+// microseconds here, longer than a 64 KiB exchange.
+inline std::atomic<int64_t>& progress_inflight() {
+  static std::atomic<int64_t> n{0};
+  return n;
+}
+bool progress_thread_active();
+// Counted only while the progress thread runs (nobody else reads it).
+inline void progress_inflight_add(int64_t d) {
+  if (progress_thread_active()) progress_inflight().fetch_add(d, std::memory_order_relaxed);
+}
 
 // Waiting is measured in time, not polls: a poll costs anything from 10 ns to microseconds.
 struct backoff_policy {

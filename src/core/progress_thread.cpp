@@ -33,7 +33,8 @@ void loop() {
         idle = 0;
         continue;
       }
-      if (++idle < 64) {  // a few quick re-polls: data often arrives in bursts
+      // Work in flight: keep polling, yielding the core to the application between polls.
+      if (++idle < 64 || progress_inflight().load(std::memory_order_relaxed) > 0) {
         g.unlock();
         sched_yield();
         g.lock();
