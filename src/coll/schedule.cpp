@@ -35,34 +35,21 @@ uint32_t builder::add(step s, const std::vector<uint32_t>& after) {
   return static_cast<uint32_t>(p_.steps.size() - 1);
 }
 
-namespace {
-step make(step_kind k, int peer, buf_ref a, buf_ref b, int64_t count, const core::datatype* t) {
-  step s;
-  s.kind = k;
-  s.peer = peer;
-  s.a = a;
-  s.b = b;
-  s.count = count;
-  s.type = t;
-  return s;
-}
-}  // namespace
-
 uint32_t builder::send(int peer, buf_ref src, int64_t count, const core::datatype* t,
                        std::initializer_list<uint32_t> after) {
-  return add(make(step_kind::send, peer, src, {}, count, t), std::vector<uint32_t>(after));
+  return add(make_step(step_kind::send, peer, src, {}, count, t), std::vector<uint32_t>(after));
 }
 uint32_t builder::recv(int peer, buf_ref dst, int64_t count, const core::datatype* t,
                        std::initializer_list<uint32_t> after) {
-  return add(make(step_kind::recv, peer, dst, {}, count, t), std::vector<uint32_t>(after));
+  return add(make_step(step_kind::recv, peer, dst, {}, count, t), std::vector<uint32_t>(after));
 }
 uint32_t builder::reduce(buf_ref in, buf_ref inout, int64_t count, const core::datatype* t,
                          std::initializer_list<uint32_t> after) {
-  return add(make(step_kind::reduce, 0, in, inout, count, t), std::vector<uint32_t>(after));
+  return add(make_step(step_kind::reduce, 0, in, inout, count, t), std::vector<uint32_t>(after));
 }
 uint32_t builder::copy(buf_ref src, buf_ref dst, int64_t count, const core::datatype* t,
                        std::initializer_list<uint32_t> after) {
-  return add(make(step_kind::copy, 0, src, dst, count, t), std::vector<uint32_t>(after));
+  return add(make_step(step_kind::copy, 0, src, dst, count, t), std::vector<uint32_t>(after));
 }
 
 uint8_t builder::temp(int64_t bytes) {

@@ -58,6 +58,18 @@ struct step {
   uint32_t succ_begin = 0, succ_end = 0;  // plan::succs: steps that wait for this one
 };
 
+// A step of the given kind (dependencies are added by builder::add).
+inline step make_step(step_kind k, int peer, buf_ref a, buf_ref b, int64_t count, const core::datatype* t) {
+  step s;
+  s.kind = k;
+  s.peer = peer;
+  s.a = a;
+  s.b = b;
+  s.count = count;
+  s.type = t;
+  return s;
+}
+
 class plan {
  public:
   std::vector<step> steps;

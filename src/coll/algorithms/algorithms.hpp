@@ -49,17 +49,6 @@ inline int64_t pieces_count(int64_t count, int n, int first, int last) {
   return piece_begin(count, n, last) - piece_begin(count, n, first);
 }
 
-// A step with a dependency vector (the builder's typed calls take initializer lists).
-inline step make_step(step_kind k, int peer, buf_ref a, buf_ref b, int64_t count, const core::datatype* t) {
-  step s;
-  s.kind = k;
-  s.peer = peer;
-  s.a = a;
-  s.b = b;
-  s.count = count;
-  s.type = t;
-  return s;
-}
 // A no-op step that completes when every step of `after` has: a join point.
 inline uint32_t join(builder& b, const std::vector<uint32_t>& after) {
   return b.add(make_step(step_kind::copy, 0, buf_ref{}, buf_ref{}, 0, core::predefined_datatype(0x247)), after);

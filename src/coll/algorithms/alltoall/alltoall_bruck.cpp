@@ -28,7 +28,7 @@ errc alltoall_bruck(const coll_args& a, builder& b) {
     init.push_back(a2a_convert(b, me, at(send, st, me * sc), (n - me) * sc, st, work, (n - me) * rc, rt, {}));
     if (me > 0) init.push_back(a2a_convert(b, me, send, me * sc, st, at(work, rt, (n - me) * rc), me * rc, rt, {}));
   }
-  uint32_t last = init.size() == 1 ? init[0] : a2a_join(b, init);
+  uint32_t last = init.size() == 1 ? init[0] : join(b, init);
 
   if (n > 1) {
     int most = 0;  // the most blocks one round moves
@@ -50,7 +50,7 @@ errc alltoall_bruck(const coll_args& a, builder& b) {
         packed.push_back(b.copy(at(work, rt, lo * rc), at(pack, rt, m * rc), len * rc, rt, {last}));
         m += len;
       }
-      const uint32_t packed_all = packed.size() == 1 ? packed[0] : a2a_join(b, packed);
+      const uint32_t packed_all = packed.size() == 1 ? packed[0] : join(b, packed);
       const uint32_t s = b.send((me + k) % n, pack, m * rc, rt, {packed_all});
       const uint32_t r = b.recv((me - k + n) % n, unpack, m * rc, rt, {last});
       int64_t off = 0;
@@ -59,7 +59,7 @@ errc alltoall_bruck(const coll_args& a, builder& b) {
         off += len;
       }
       unpacked.push_back(s);  // the pack buffer is free again when the send has left it
-      last = a2a_join(b, unpacked);
+      last = join(b, unpacked);
     }
   }
   // recv[me - i] = work[i]

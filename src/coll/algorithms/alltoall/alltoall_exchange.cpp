@@ -2,32 +2,11 @@
 
 namespace baton::coll {
 
-namespace {
-const core::datatype* byte_type() {
-  return core::predefined_datatype(0x247);
-}  // MPI_BYTE
-
-step make(step_kind k, int peer, buf_ref src, buf_ref dst, int64_t count, const core::datatype* t) {
-  step s;
-  s.kind = k;
-  s.peer = peer;
-  s.a = src;
-  s.b = dst;
-  s.count = count;
-  s.type = t;
-  return s;
-}
-}  // namespace
-
-uint32_t a2a_join(builder& b, const std::vector<uint32_t>& after) {
-  return b.add(make(step_kind::copy, 0, buf_ref{}, buf_ref{}, 0, byte_type()), after);
-}
-
 uint32_t a2a_convert(builder& b, int self, buf_ref src, int64_t scount, const core::datatype* stype, buf_ref dst,
                      int64_t rcount, const core::datatype* rtype, const std::vector<uint32_t>& after) {
-  if (stype == rtype && scount == rcount) return b.add(make(step_kind::copy, 0, src, dst, scount, stype), after);
-  b.add(make(step_kind::send, self, src, {}, scount, stype), after);
-  return b.add(make(step_kind::recv, self, dst, {}, rcount, rtype), after);
+  if (stype == rtype && scount == rcount) return b.add(make_step(step_kind::copy, 0, src, dst, scount, stype), after);
+  b.add(make_step(step_kind::send, self, src, {}, scount, stype), after);
+  return b.add(make_step(step_kind::recv, self, dst, {}, rcount, rtype), after);
 }
 
 void a2a_blocks_build(const coll_args& a, builder& b, a2a_blocks& out) {
@@ -98,7 +77,7 @@ errc a2a_exchange(const coll_args& a, builder& b, int window, bool xor_peers) {
   a2a_blocks k;
   a2a_blocks_build(a, b, k);
   std::vector<uint32_t> start = k.ready;
-  if (k.ready.size() > 1) start = {a2a_join(b, k.ready)};
+  if (k.ready.size() > 1) start = {join(b, k.ready)};
   if (!a.in_place && k.rcount[me] * k.rtype[me]->size() > 0)
     a2a_convert(b, me, k.src[me], k.scount[me], k.stype[me], k.dst[me], k.rcount[me], k.rtype[me], start);
   // steps[s]: the messages of exchange step s (to wait for before step s + window starts)
@@ -112,12 +91,12 @@ errc a2a_exchange(const coll_args& a, builder& b, int window, bool xor_peers) {
       if (prev.size() == 1)
         after = prev;
       else if (!prev.empty())
-        after = {a2a_join(b, prev)};
+        after = {join(b, prev)};
     }
     if (k.rcount[from] * k.rtype[from]->size() > 0)
-      steps[s].push_back(b.add(make(step_kind::recv, from, k.dst[from], {}, k.rcount[from], k.rtype[from]), after));
+      steps[s].push_back(b.add(make_step(step_kind::recv, from, k.dst[from], {}, k.rcount[from], k.rtype[from]), after));
     if (k.scount[to] * k.stype[to]->size() > 0)
-      steps[s].push_back(b.add(make(step_kind::send, to, k.src[to], {}, k.scount[to], k.stype[to]), after));
+      steps[s].push_back(b.add(make_step(step_kind::send, to, k.src[to], {}, k.scount[to], k.stype[to]), after));
     if (steps[s].empty()) steps[s] = after;  // nothing moved: the next step waits for what this one did
   }
   return errc::success;

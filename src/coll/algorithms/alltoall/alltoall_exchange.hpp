@@ -23,9 +23,6 @@ struct a2a_blocks {
 // Fills `out` from the arguments of an alltoall, alltoallv or alltoallw call.
 void a2a_blocks_build(const coll_args& a, builder& b, a2a_blocks& out);
 
-// A zero-element step that completes when all of `after` have (a join point).
-uint32_t a2a_join(builder& b, const std::vector<uint32_t>& after);
-
 // Moves scount elements of stype at src to rcount elements of rtype at dst (same type signature):
 // a local copy when both sides are alike, else a message to self. Returns the step to wait for.
 uint32_t a2a_convert(builder& b, int self, buf_ref src, int64_t scount, const core::datatype* stype, buf_ref dst,
