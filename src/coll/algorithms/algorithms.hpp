@@ -49,6 +49,33 @@ inline int64_t pieces_count(int64_t count, int n, int first, int last) {
   return piece_begin(count, n, last) - piece_begin(count, n, first);
 }
 
+// Recursive halving (the reduce-scatter half of Rabenseifner's algorithms) among pof2 "new" ranks:
+// acc holds count elements split in pof2 pieces; each round sends the half this rank gives away,
+// receives the half it keeps into tmp and reduces it into acc. On return [*lo, *hi) is the piece
+// range this rank holds reduced, `sent` has gained every send, and the result is the last reduce.
+// real_of_new maps a new rank to a communicator rank.
+template <class RealOfNew>
+uint32_t recursive_halving(builder& b, buf_ref acc, buf_ref tmp, int64_t count, const core::datatype* t, int pof2,
+                           int newrank, RealOfNew real_of_new, uint32_t last, std::vector<uint32_t>& sent, int* lo,
+                           int* hi) {
+  *lo = 0;
+  *hi = pof2;
+  for (int mask = pof2 / 2; mask > 0; mask /= 2) {
+    const int peer = real_of_new(newrank ^ mask);
+    const int mid = *lo + (*hi - *lo) / 2;
+    const int keep_lo = newrank & mask ? mid : *lo, keep_hi = newrank & mask ? *hi : mid;
+    const int give_lo = newrank & mask ? *lo : mid, give_hi = newrank & mask ? mid : *hi;
+    const int64_t off = piece_begin(count, pof2, keep_lo), cnt = pieces_count(count, pof2, keep_lo, keep_hi);
+    sent.push_back(b.send(peer, at(acc, t, piece_begin(count, pof2, give_lo)),
+                          pieces_count(count, pof2, give_lo, give_hi), t, {last}));
+    const uint32_t r = b.recv(peer, at(tmp, t, off), cnt, t, {last});
+    last = b.reduce(at(tmp, t, off), at(acc, t, off), cnt, t, {r});
+    *lo = keep_lo;
+    *hi = keep_hi;
+  }
+  return last;
+}
+
 // A no-op step that completes when every step of `after` has: a join point.
 inline uint32_t join(builder& b, const std::vector<uint32_t>& after) {
   return b.add(make_step(step_kind::copy, 0, buf_ref{}, buf_ref{}, 0, core::predefined_datatype(0x247)), after);

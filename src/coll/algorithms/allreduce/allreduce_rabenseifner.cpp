@@ -41,19 +41,7 @@ errc allreduce_rabenseifner(const coll_args& a, builder& b) {
   // Recursive halving over piece ranges [lo, hi): keep the half named by this rank's bit.
   std::vector<uint32_t> sent;
   int lo = 0, hi = pof2;
-  for (int mask = pof2 / 2; mask > 0; mask /= 2) {
-    const int peer = real_of_new(newrank ^ mask);
-    const int mid = lo + (hi - lo) / 2;
-    const int keep_lo = newrank & mask ? mid : lo, keep_hi = newrank & mask ? hi : mid;
-    const int give_lo = newrank & mask ? lo : mid, give_hi = newrank & mask ? mid : hi;
-    const int64_t off = piece_begin(count, pof2, keep_lo), cnt = pieces_count(count, pof2, keep_lo, keep_hi);
-    sent.push_back(b.send(peer, at(acc, t, piece_begin(count, pof2, give_lo)),
-                          pieces_count(count, pof2, give_lo, give_hi), t, {last}));
-    const uint32_t r = b.recv(peer, at(tmp, t, off), cnt, t, {last});
-    last = b.reduce(at(tmp, t, off), at(acc, t, off), cnt, t, {r});
-    lo = keep_lo;
-    hi = keep_hi;
-  }
+  last = recursive_halving(b, acc, tmp, count, t, pof2, newrank, real_of_new, last, sent, &lo, &hi);
 
   // Recursive doubling: exchange the ranges held, which double each round. Receives land in parts
   // of acc the halving sent from, so they wait for those sends; a send waits for every piece it
