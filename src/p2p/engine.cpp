@@ -150,7 +150,7 @@ bool emit(peer_state& p, out_item& it) {
     if (r->total == 0) break;
   }
   if (any) ring_doorbell(p.local);
-  if (r->done < r->total || !any && r->total == 0) return false;  // a zero-byte message needs its slot too
+  if (r->done < r->total || (!any && r->total == 0)) return false;  // a zero-byte message needs its slot too
   r->proto |= proto_data_out;
   finish_send_if_done(r);
   return true;
