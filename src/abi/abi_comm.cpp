@@ -110,18 +110,6 @@ errc dup_common(core::comm* c, const core::info* hints, MPI_Comm* newcomm) {
   return errc::success;
 }
 
-// A request that is complete from the start (MPI_Comm_idup agrees eagerly; see there).
-core::request* completed_request(core::comm* c) {
-  core::request* r = core::request_new(core::req_kind::coll);
-  c->retain();
-  r->c = c;
-  r->active = true;
-  r->status.source = MPI_ANY_SOURCE;
-  r->status.tag = MPI_ANY_TAG;
-  r->mark_complete();
-  return r;
-}
-
 int cmp_to_mpi(core::cmp_result r) {
   switch (r) {
     case core::cmp_result::ident:
@@ -347,21 +335,40 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
 }
 BATON_ALIAS(MPI_Comm_dup_with_info);
 
-// MPI_Comm_idup agrees on the context at the call, exactly like MPI_Comm_dup, and returns a request
-// that is already complete. This is NOT a fully nonblocking implementation: a program in which one
-// rank blocks on a point-to-point operation that another rank only satisfies after its own
-// MPI_Comm_idup returns (e.g. rank 0: Idup; Send to 1 | rank 1: Recv from 0; Idup) deadlocks here,
-// though it is correct MPI. Programs that call Idup on every rank before waiting on anything that
-// depends on another rank's Idup behave as the standard says.
+// MPI_Comm_idup is nonblocking: the new handle is returned at once (usable once the request
+// completes), attribute copy callbacks and hints are applied at the call, and the context is
+// agreed by the progress engine (core::comm_idup).
+static int idup_common(const char* fn, core::comm* c, const core::info* hints, MPI_Comm* newcomm,
+                       MPI_Request* request) {
+  return call(fn, c, [&] {
+    if (errc e = non_null(request, "request pointer"); e != errc::success) return e;
+    if (errc e = non_null(newcomm, "newcomm pointer"); e != errc::success) return e;
+    core::comm* n = core::comm_idup_prepare(c);
+    n->hints = hints ? hints->entries : c->hints;
+    errc copied = copy_all(c, n);
+    core::request* r = nullptr;
+    if (errc e = core::comm_idup(c, n, &r); e != errc::success) {
+      n->release();
+      return e;
+    }
+    if (copied != errc::success) {
+      // The other ranks still take part in the agreement; this one drops its result.
+      (void)delete_all(n);
+      n->release();
+      core::comm_idup_abandon(r);
+      *newcomm = MPI_COMM_NULL;
+      return copied;
+    }
+    *newcomm = abi::to_handle(n);
+    *request = abi::to_handle(r);
+    return errc::success;
+  });
+}
+
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
   core::comm* c = abi::to_comm(comm);
   if (!c) return abi::raise("MPI_Comm_idup", nullptr, errc::comm);
-  return call("MPI_Comm_idup", c, [&] {
-    if (errc e = non_null(request, "request pointer"); e != errc::success) return e;
-    if (errc e = dup_common(c, nullptr, newcomm); e != errc::success) return e;
-    *request = abi::to_handle(completed_request(c));
-    return errc::success;
-  });
+  return idup_common("MPI_Comm_idup", c, nullptr, newcomm, request);
 }
 BATON_ALIAS(MPI_Comm_idup);
 
@@ -370,12 +377,7 @@ int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MP
   if (!c) return abi::raise("MPI_Comm_idup_with_info", nullptr, errc::comm);
   core::info* in = nullptr;  // MPI_INFO_NULL: no hints
   if (info != MPI_INFO_NULL && !(in = abi::to_info(info))) return abi::raise("MPI_Comm_idup_with_info", c, errc::info);
-  return call("MPI_Comm_idup_with_info", c, [&] {
-    if (errc e = non_null(request, "request pointer"); e != errc::success) return e;
-    if (errc e = dup_common(c, in ? in : &no_hints, newcomm); e != errc::success) return e;
-    *request = abi::to_handle(completed_request(c));
-    return errc::success;
-  });
+  return idup_common("MPI_Comm_idup_with_info", c, in ? in : &no_hints, newcomm, request);
 }
 BATON_ALIAS(MPI_Comm_idup_with_info);
 
