@@ -35,3 +35,7 @@ add_mpi_test(NAME attr_finalize SOURCES attr_finalize.c NP 1 2 TIMEOUT 60 LABELS
 # rank-dependent orders, a stalled Idup beside a blocking Comm_dup, attributes and hints carried
 # over; every new communicator's context is checked distinct by crossing messages
 add_mpi_test(NAME comm_idup SOURCES comm_idup.c NP 1 2 3 4 8 TIMEOUT 90 LABELS comm)
+
+# MPI_Info_create_env before MPI_Init, after it and after MPI_Finalize: same keys and values
+# (found by MPICH's info/infocreateenv: the host and thread level used to change at MPI_Init)
+add_mpi_test(NAME info_env_init SOURCES info_env_init.c NP 1 3 TIMEOUT 60 LABELS comm)
