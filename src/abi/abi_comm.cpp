@@ -37,7 +37,7 @@ errc callback_error(int rc, const char* which, int keyval) {
   return core::error_set(e, "the %s callback of attribute key %d returned error %d", which, keyval, rc);
 }
 
-errc run_delete(core::comm* c, const core::attribute& a) {
+errc run_delete(core::comm* c, const core::attribute a) {  // by value: the callback may edit the list
   auto* fn = reinterpret_cast<MPI_Comm_delete_attr_function*>(a.kv->delete_fn);
   if (!fn) return errc::success;  // MPI_COMM_NULL_DELETE_FN
   int rc = fn(abi::to_handle(c), a.kv->id, a.value, a.kv->extra_state);
@@ -47,12 +47,22 @@ errc run_delete(core::comm* c, const core::attribute& a) {
 
 // Deletes every attribute of `c`, last set first. Stops at the first failing callback (that
 // attribute and the ones before it stay attached).
+// Removes the attribute of keyval kv from c's list, if still there (a delete callback may delete
+// other attributes of the same communicator, so positions are not kept across callbacks).
+void drop_attr(core::comm* c, core::keyval* kv) {
+  for (auto it = c->attrs.begin(); it != c->attrs.end(); ++it) {
+    if (it->kv != kv) continue;
+    c->attrs.erase(it);
+    kv->release();
+    return;
+  }
+}
+
 errc delete_all(core::comm* c) {
   while (!c->attrs.empty()) {
     core::attribute a = c->attrs.back();
     if (errc e = run_delete(c, a); e != errc::success) return e;
-    c->attrs.pop_back();
-    a.kv->release();
+    drop_attr(c, a.kv);
   }
   return errc::success;
 }
@@ -177,8 +187,11 @@ int set_attr(const char* fn, MPI_Comm comm, int keyval, void* value) {
     if (!kv) return errc::keyval;
     if (core::attribute* a = find_attr(c, keyval)) {
       if (errc e = run_delete(c, *a); e != errc::success) return e;
-      a->value = value;
-      return errc::success;
+      // The callback may have changed the list: look the attribute up again.
+      if (core::attribute* b = find_attr(c, keyval)) {
+        b->value = value;
+        return errc::success;
+      }
     }
     kv->retain();
     c->attrs.push_back({kv, value});
@@ -197,7 +210,7 @@ int get_attr(const char* fn, MPI_Comm comm, int keyval, void* attribute_val, int
       *flag = 1;
       return errc::success;
     }
-    if (!core::keyval_find(keyval, core::keyval_kind::comm)) return errc::keyval;
+    if (!core::keyval_find(keyval, core::keyval_kind::comm, true)) return errc::keyval;
     core::attribute* a = find_attr(c, keyval);
     *flag = a ? 1 : 0;
     if (a) *static_cast<void**>(attribute_val) = a->value;
@@ -209,13 +222,11 @@ int delete_attr(const char* fn, MPI_Comm comm, int keyval) {
   core::comm* c = abi::to_comm(comm);
   if (!c) return abi::raise(fn, nullptr, errc::comm);
   return call(fn, c, [&] {
-    if (!core::keyval_find(keyval, core::keyval_kind::comm)) return errc::keyval;
-    for (auto it = c->attrs.begin(); it != c->attrs.end(); ++it) {
-      if (it->kv->id != keyval) continue;
-      if (errc e = run_delete(c, *it); e != errc::success) return e;
-      core::keyval* kv = it->kv;
-      c->attrs.erase(it);
-      kv->release();
+    if (!core::keyval_find(keyval, core::keyval_kind::comm, true)) return errc::keyval;
+    if (core::attribute* a = find_attr(c, keyval)) {
+      const core::attribute copy = *a;
+      if (errc e = run_delete(c, copy); e != errc::success) return e;
+      drop_attr(c, copy.kv);
       return errc::success;
     }
     return core::error_set(errc::keyval, "no attribute with key %d on this communicator", keyval);

@@ -29,7 +29,7 @@ errc callback_error(int rc, const char* which, int keyval) {
   return core::error_set(e, "the %s callback of datatype attribute key %d returned error %d", which, keyval, rc);
 }
 
-errc run_delete(const core::datatype* t, const core::attribute& a) {
+errc run_delete(const core::datatype* t, const core::attribute a) {  // by value: the callback may edit the list
   auto* fn = reinterpret_cast<MPI_Type_delete_attr_function*>(a.kv->delete_fn);
   if (!fn) return errc::success;
   int rc = fn(abi::to_handle(t), a.kv->id, a.value, a.kv->extra_state);
@@ -151,7 +151,7 @@ int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_v
     return abi::raise(fn, nullptr, core::error_set(errc::arg, "attribute_val or flag is NULL"));
   return call(fn, nullptr, [&] {
     std::lock_guard<std::recursive_mutex> g(attr_mutex());
-    if (!core::keyval_find(type_keyval, core::keyval_kind::type)) return errc::keyval;
+    if (!core::keyval_find(type_keyval, core::keyval_kind::type, true)) return errc::keyval;
     core::attribute* a = find_attr(t, type_keyval);
     *flag = a ? 1 : 0;
     if (a) *static_cast<void**>(attribute_val) = a->value;
@@ -166,7 +166,7 @@ int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
   if (errc e = get_type(datatype, &t); e != errc::success) return abi::raise(fn, nullptr, e);
   return call(fn, nullptr, [&] {
     std::lock_guard<std::recursive_mutex> g(attr_mutex());
-    if (!core::keyval_find(type_keyval, core::keyval_kind::type)) return errc::keyval;
+    if (!core::keyval_find(type_keyval, core::keyval_kind::type, true)) return errc::keyval;
     core::attribute* a = find_attr(t, type_keyval);
     if (!a) return core::error_set(errc::keyval, "no attribute with key %d on this datatype", type_keyval);
     if (errc e = run_delete(t, *a); e != errc::success) return e;

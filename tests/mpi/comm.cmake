@@ -39,3 +39,8 @@ add_mpi_test(NAME comm_idup SOURCES comm_idup.c NP 1 2 3 4 8 TIMEOUT 90 LABELS c
 # MPI_Info_create_env before MPI_Init, after it and after MPI_Finalize: same keys and values
 # (found by MPICH's info/infocreateenv: the host and thread level used to change at MPI_Init)
 add_mpi_test(NAME info_env_init SOURCES info_env_init.c NP 1 3 TIMEOUT 60 LABELS comm)
+
+# delete callbacks that delete other attributes (at delete_attr, replace, free; comm and type);
+# keyvals freed while attached stay usable by get/delete_attr, double frees are harmless
+# (found by MPICH's attr/attrdelete, fkeyvalcomm and keyval_double_free_*)
+add_mpi_test(NAME attr_freed_keyval SOURCES attr_freed_keyval.c NP 1 2 TIMEOUT 60 LABELS comm)
