@@ -531,6 +531,11 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char* name) {
 BATON_ALIAS(MPI_Comm_set_name);
 
 int PMPI_Comm_get_name(MPI_Comm comm, char* name, int* resultlen) {
+  // MPI-4.1 7.10: the null handle has a name too.
+  if (comm == MPI_COMM_NULL && name && resultlen) {
+    abi::copy_out(name, resultlen, "MPI_COMM_NULL", MPI_MAX_OBJECT_NAME);
+    return MPI_SUCCESS;
+  }
   core::comm* c = abi::to_comm(comm);
   if (!c) return abi::raise("MPI_Comm_get_name", nullptr, errc::comm);
   if (!name || !resultlen) {

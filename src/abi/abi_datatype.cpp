@@ -839,6 +839,12 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char* type_name) {
 }
 int PMPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen) {
   const char* fn = "MPI_Type_get_name";
+  // MPI-4.1 7.10: the null handle has a name too.
+  if (datatype == MPI_DATATYPE_NULL && type_name && resultlen) {
+    std::strcpy(type_name, "MPI_DATATYPE_NULL");
+    *resultlen = static_cast<int>(std::strlen(type_name));
+    return MPI_SUCCESS;
+  }
   const core::datatype* t = nullptr;
   if (errc e = get_type(datatype, &t); e != errc::success) return abi::raise(fn, nullptr, e);
   if (!type_name || !resultlen) return abi::raise(fn, nullptr, null_arg("type_name or resultlen"));

@@ -38,6 +38,14 @@ static void test_predefined(void)
     PREDEF(Win, MPI_WIN_NULL);
     PREDEF(File, MPI_FILE_NULL);
     PREDEF(Session, MPI_SESSION_NULL);
+
+    /* MPI-4.1 7.10: null handles have names (found by MPICH's comm/commname) */
+    char name[MPI_MAX_OBJECT_NAME] = "";
+    int len = -1;
+    CHECK_MPI(MPI_Comm_get_name(MPI_COMM_NULL, name, &len));
+    CHECK(strcmp(name, "MPI_COMM_NULL") == 0 && len == 13, "name of MPI_COMM_NULL: '%s' (%d)", name, len);
+    CHECK_MPI(MPI_Type_get_name(MPI_DATATYPE_NULL, name, &len));
+    CHECK(strcmp(name, "MPI_DATATYPE_NULL") == 0 && len == 17, "name of MPI_DATATYPE_NULL: '%s' (%d)", name, len);
 }
 
 static void user_op(void* in, void* inout, int* len, MPI_Datatype* t)
