@@ -160,6 +160,9 @@ class datatype {
   // stream of a message of this type, or -1 when that prefix ends inside a basic element. Here a
   // pair type counts as its two members (MPI_2INT is two ints).
   int64_t elements_in(uint64_t packed_bytes) const;
+  // The inverse (MPI_Status_set_elements): bytes of the packed stream that hold its first n basic
+  // elements (pair members counted separately, as above).
+  int64_t bytes_of_elements(int64_t n) const;
 
   ~datatype();
 

@@ -30,3 +30,7 @@ target_link_libraries(mpitest_datatype_threads PRIVATE Threads::Threads)
 # (sizes, envelope/contents, one handle per arguments, not freeable, Allreduce and Send with them)
 # and MPI_Type_match_size
 add_mpi_test(NAME datatype_attrs_f90 SOURCES datatype_attrs_f90.c NP 1 2 TIMEOUT 60 LABELS datatype)
+
+# MPI_Status_set_elements(_c/_x) count basic elements: Get_count / Get_elements agree for
+# derived, struct, pair and > 2 GiB types (found by MPICH's datatype/large_count)
+add_mpi_test(NAME datatype_status_elements SOURCES datatype_status_elements.c NP 1 TIMEOUT 60 LABELS datatype)
