@@ -257,7 +257,6 @@ char* uq_buf_alloc(uint64_t len) {
     g_uq_bufs[k].pop_back();
     return b;
   }
-  if (g_uq_bufs[k].capacity() == 0) g_uq_bufs[k].reserve(32);
   return static_cast<char*>(std::malloc(uint64_t(1) << k));
 }
 
@@ -665,6 +664,7 @@ errc engine_init() {
   e.me_local = static_cast<uint32_t>(R.local_rank);
   e.peers.resize(nlocal);
   e.active_peers.reserve(nlocal);  // never grows while messages flow
+  for (auto& bufs : g_uq_bufs) bufs.reserve(32);
   {
     // Unexpected-message entries for a ring's worth of messages from every peer, up front.
     std::vector<unexpected*> warm(32 * nlocal + 64);
