@@ -5,5 +5,5 @@ add_mpi_test(NAME coll_persistent_async SOURCES coll_persistent.c NP 2 3 TIMEOUT
 add_mpi_test(NAME coll_persistent_errors SOURCES coll_persistent_errors.c NP 1 2 3 4 TIMEOUT 60
              LABELS coll persistent)
 # allocations per start of a bound persistent collective (zero), counted with a malloc wrapper
-add_mpi_test(NAME coll_persistent_alloc SOURCES coll_persistent_alloc.c NP 1 2 3 4 TIMEOUT 60
+add_mpi_test(NAME coll_persistent_alloc SOURCES coll_persistent_alloc.c NP 1 2 3 4 TIMEOUT 180
              LABELS coll persistent)

@@ -59,7 +59,7 @@ void free(void* p) { __libc_free(p); }
 
 static int rank, size;
 
-enum { iters = 2000, warm = 200 };
+enum { iters = 500, warm = 100 };
 
 /* Between cases: a persistent barrier (its matching buckets exist from its init on), so a peer that
  * runs ahead into it allocates nothing on this rank while it still counts. */
