@@ -65,8 +65,8 @@ static void make_persistent(step_ctx* c) {
   const int nbytes = (int)c->size;
   switch (c->op) {
     case op_allreduce:
-      bench_check(BENCH_ALLREDUCE_INIT(c->sbuf, c->rbuf, ndoubles, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD,
-                                       MPI_INFO_NULL, &c->preq),
+      bench_check(BENCH_ALLREDUCE_INIT(c->sbuf, c->rbuf, ndoubles, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL,
+                                       &c->preq),
                   "MPI_Allreduce_init");
       break;
     case op_bcast:
@@ -115,8 +115,7 @@ static void call(step_ctx* c) {
         bench_check(MPI_Ialltoall(c->sbuf, nbytes, MPI_CHAR, c->rbuf, nbytes, MPI_CHAR, MPI_COMM_WORLD, &req),
                     "MPI_Ialltoall");
       else
-        bench_check(MPI_Alltoall(c->sbuf, nbytes, MPI_CHAR, c->rbuf, nbytes, MPI_CHAR, MPI_COMM_WORLD),
-                    "MPI_Alltoall");
+        bench_check(MPI_Alltoall(c->sbuf, nbytes, MPI_CHAR, c->rbuf, nbytes, MPI_CHAR, MPI_COMM_WORLD), "MPI_Alltoall");
       break;
     default:
       break;
@@ -124,9 +123,13 @@ static void call(step_ctx* c) {
   if (nb) bench_check(MPI_Wait(&req, MPI_STATUS_IGNORE), "MPI_Wait");
 }
 
-static void step(void* p) { call(p); }
+static void step(void* p) {
+  call(p);
+}
 
-static double reduce_input(int r, size_t i) { return (double)((r + 1) * 3 + (int)(i % 11)); }
+static double reduce_input(int r, size_t i) {
+  return (double)((r + 1) * 3 + (int)(i % 11));
+}
 
 static void bad(int rank, const step_ctx* c) {
   char why[160];
@@ -189,8 +192,9 @@ int main(int argc, char** argv) {
   const long min_iters = 2;
   const double batch_seconds = opts.quick ? 0.01 : 0.02;
   if (!HAVE_PERSISTENT && rank == 0)
-    printf("coll_persistent: this MPI library has no persistent collectives (MPI_Allreduce_init); "
-           "persistent rows are skipped\n");
+    printf(
+        "coll_persistent: this MPI library has no persistent collectives (MPI_Allreduce_init); "
+        "persistent rows are skipped\n");
 
   static const size_t all_sizes[] = {8, (size_t)64 << 10, (size_t)1 << 20};
   size_t largest = 8;

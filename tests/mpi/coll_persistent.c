@@ -12,7 +12,9 @@ static int rank, size;
 enum { starts = 6 };
 
 /* The value rank r contributes at element i in start `it` (small: sums stay exact). */
-static int val(int r, int it, int i) { return r * 1000 + it * 37 + i % 101; }
+static int val(int r, int it, int i) {
+  return r * 1000 + it * 37 + i % 101;
+}
 
 static void start_wait(MPI_Request* req) {
   CHECK_MPI(MPI_Start(req));
@@ -20,7 +22,9 @@ static void start_wait(MPI_Request* req) {
   CHECK(*req != MPI_REQUEST_NULL, "a completed persistent request was freed");
 }
 
-static int* ialloc(size_t n) { return (int*)mpitest_malloc((n ? n : 1) * sizeof(int)); }
+static int* ialloc(size_t n) {
+  return (int*)mpitest_malloc((n ? n : 1) * sizeof(int));
+}
 
 /* ---- reductions: allreduce (out of place and in place), reduce, scan, exscan, reduce_scatter(_block) ---- */
 static void test_reductions(int count) {
@@ -35,8 +39,7 @@ static void test_reductions(int count) {
   CHECK_MPI(MPI_Reduce_init(sb, rb, count, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD, MPI_INFO_NULL, &req[2]));
   CHECK_MPI(MPI_Scan_init(sb, rb, count, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &req[3]));
   CHECK_MPI(MPI_Exscan_init(sb, rb, count, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &req[4]));
-  CHECK_MPI(
-      MPI_Reduce_scatter_block_init(sb, rb, count, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &req[5]));
+  CHECK_MPI(MPI_Reduce_scatter_block_init(sb, rb, count, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &req[5]));
   int* rcounts = ialloc((size_t)size);
   int total = 0;
   for (int r = 0; r < size; ++r) total += rcounts[r] = count > 0 ? (r % 3) + count / 2 : 0;
@@ -62,8 +65,8 @@ static void test_reductions(int count) {
           if (val(r, it * 7 + k, i) > mx) mx = val(r, it * 7 + k, i);
         }
         if (k == 0) CHECK(rb[i] == sum, "allreduce count %d start %d [%d] = %d, expected %d", count, it, i, rb[i], sum);
-        if (k == 1) CHECK(ip[i] == mx, "allreduce in place count %d start %d [%d] = %d, expected %d", count, it, i,
-                          ip[i], mx);
+        if (k == 1)
+          CHECK(ip[i] == mx, "allreduce in place count %d start %d [%d] = %d, expected %d", count, it, i, ip[i], mx);
         if (k == 2 && rank == root)
           CHECK(rb[i] == sum, "reduce count %d start %d [%d] = %d, expected %d", count, it, i, rb[i], sum);
         if (k == 3) CHECK(rb[i] == pre, "scan count %d start %d [%d] = %d, expected %d", count, it, i, rb[i], pre);
@@ -142,13 +145,13 @@ static void test_movement(int count) {
   CHECK_MPI(MPI_Scatterv_init(sb, counts, displs, MPI_INT, rb, count + rank, MPI_INT, root, MPI_COMM_WORLD,
                               MPI_INFO_NULL, &req[4]));
   CHECK_MPI(MPI_Allgather_init(sb, count, MPI_INT, rb, count, MPI_INT, MPI_COMM_WORLD, MPI_INFO_NULL, &req[5]));
-  CHECK_MPI(MPI_Allgatherv_init(sb, count + rank, MPI_INT, rb, counts, displs, MPI_INT, MPI_COMM_WORLD,
-                                MPI_INFO_NULL, &req[6]));
+  CHECK_MPI(MPI_Allgatherv_init(sb, count + rank, MPI_INT, rb, counts, displs, MPI_INT, MPI_COMM_WORLD, MPI_INFO_NULL,
+                                &req[6]));
   CHECK_MPI(MPI_Alltoall_init(sb, count, MPI_INT, rb, count, MPI_INT, MPI_COMM_WORLD, MPI_INFO_NULL, &req[7]));
   CHECK_MPI(MPI_Alltoallv_init(sb, scounts, sdispls, MPI_INT, rb, rcounts, rdispls, MPI_INT, MPI_COMM_WORLD,
                                MPI_INFO_NULL, &req[8]));
-  CHECK_MPI(MPI_Alltoallw_init(sb, scounts, wsd, wtypes, rb, rcounts, wrd, wtypes, MPI_COMM_WORLD, MPI_INFO_NULL,
-                               &req[9]));
+  CHECK_MPI(
+      MPI_Alltoallw_init(sb, scounts, wsd, wtypes, rb, rcounts, wrd, wtypes, MPI_COMM_WORLD, MPI_INFO_NULL, &req[9]));
   CHECK_MPI(MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &req[10]));
   /* arrays are used as given at init: scribble over them */
   for (int r = 0; r < size; ++r) {
@@ -168,8 +171,7 @@ static void test_movement(int count) {
       int off = 0;
       switch (k) {
         case 0:
-          for (int i = 0; i < count; ++i)
-            CHECK(bb[i] == val(root, tag, i), "bcast start %d [%d] = %d", it, i, bb[i]);
+          for (int i = 0; i < count; ++i) CHECK(bb[i] == val(root, tag, i), "bcast start %d [%d] = %d", it, i, bb[i]);
           break;
         case 1:
           if (rank == root)
@@ -213,8 +215,8 @@ static void test_movement(int count) {
         case 7:
           for (int r = 0; r < size; ++r)
             for (int i = 0; i < count; ++i)
-              CHECK(rb[r * count + i] == val(r, tag, rank * count + i), "alltoall start %d from %d [%d] = %d", it, r,
-                    i, rb[r * count + i]);
+              CHECK(rb[r * count + i] == val(r, tag, rank * count + i), "alltoall start %d from %d [%d] = %d", it, r, i,
+                    rb[r * count + i]);
           break;
         case 8:
         case 9:
@@ -223,8 +225,8 @@ static void test_movement(int count) {
             int soff = 0;
             for (int d = 0; d < rank; ++d) soff += count + d;
             for (int i = 0; i < count + rank; ++i)
-              CHECK(rb[off + i] == val(r, tag, soff + i), "alltoall%c start %d from %d [%d] = %d",
-                    k == 8 ? 'v' : 'w', it, r, i, rb[off + i]);
+              CHECK(rb[off + i] == val(r, tag, soff + i), "alltoall%c start %d from %d [%d] = %d", k == 8 ? 'v' : 'w',
+                    it, r, i, rb[off + i]);
             off += count + rank;
           }
           break;

@@ -1,9 +1,9 @@
 /* Allocations per start of persistent collectives: zero. Early binding puts every allocation
  * (plan, temporaries, step requests, matching buckets) in MPI_<Coll>_init: a start allocates
  * nothing, and a whole start+wait cycle nothing either once the progress engine's pools have grown
- * to the deepest backlog of early messages (at most a handful of times in a run). Counted by wrapping malloc and friends in this program (the
- * library's calls resolve to these definitions). Sanitizer builds replace malloc themselves, so
- * there the program only checks results and says it did not count. */
+ * to the deepest backlog of early messages (at most a handful of times in a run). Counted by wrapping malloc and
+ * friends in this program (the library's calls resolve to these definitions). Sanitizer builds replace malloc
+ * themselves, so there the program only checks results and says it did not count. */
 #define _GNU_SOURCE
 #include <stddef.h>
 
@@ -54,7 +54,9 @@ int posix_memalign(void** p, size_t a, size_t n) {
   *p = __libc_memalign(a, n);
   return *p ? 0 : 12;
 }
-void free(void* p) { __libc_free(p); }
+void free(void* p) {
+  __libc_free(p);
+}
 #endif
 
 static int rank, size;
@@ -107,12 +109,20 @@ static void cycles(MPI_Request* req, int nreq, const char* what, void (*prepare)
 }
 
 static double dsend, drecv;
-static void prep_allreduce(int it) { dsend = rank + it; }
-static int check_allreduce(int it) { return drecv == (double)size * (size - 1) / 2 + (double)size * it; }
+static void prep_allreduce(int it) {
+  dsend = rank + it;
+}
+static int check_allreduce(int it) {
+  return drecv == (double)size * (size - 1) / 2 + (double)size * it;
+}
 
 static long bval;
-static void prep_bcast(int it) { bval = rank == 0 ? it * 3 : -1; }
-static int check_bcast(int it) { return bval == it * 3; }
+static void prep_bcast(int it) {
+  bval = rank == 0 ? it * 3 : -1;
+}
+static int check_bcast(int it) {
+  return bval == it * 3;
+}
 
 static int* a2a_s;
 static int* a2a_r;
@@ -125,7 +135,9 @@ static int check_alltoall(int it) {
   return 1;
 }
 
-static void prep_none(int it) { (void)it; }
+static void prep_none(int it) {
+  (void)it;
+}
 static int check_none(int it) {
   (void)it;
   return 1;

@@ -11,11 +11,11 @@ static int error_class(int rc) {
   return cls;
 }
 
-#define EXPECT_CLASS(call, cls)                                                                     \
-  do {                                                                                              \
-    int rc_ = (call);                                                                               \
+#define EXPECT_CLASS(call, cls)                                                                        \
+  do {                                                                                                 \
+    int rc_ = (call);                                                                                  \
     CHECK(rc_ != MPI_SUCCESS && error_class(rc_) == (cls), "%s returned class %d, expected %s", #call, \
-          rc_ == MPI_SUCCESS ? 0 : error_class(rc_), #cls);                                         \
+          rc_ == MPI_SUCCESS ? 0 : error_class(rc_), #cls);                                            \
   } while (0)
 
 /* A non-commutative user op: inout = in. */
