@@ -54,6 +54,8 @@ BENCHMARKS = [
           env_variants=True),
     Bench("coll_overlap", 2, "pct", "higher", "IMB-NBC overlap of nonblocking collectives with work", "linear",
           series=True, env_variants=True),
+    Bench("coll_persistent", 2, "us", "lower", "Repeated collective: blocking, I+Wait, persistent (init once, Start+Wait)",
+          "log", series=True),
 ]
 
 UNIT_LABEL = {"us": "µs", "GB/s": "GB/s", "MB/s": "MB/s", "pct": "% overlap"}
@@ -71,6 +73,9 @@ ALL_LIBS = "baton,baton-async,mpich,mpich-async,openmpi"
 BENCH_NOTES = {
     "coll_latency": "Per-rank message size (alltoall: the block sent to each peer); ibarrier is listed at 0 B. "
     "Each batch's value is the slowest rank's mean time per call.",
+    "coll_persistent": "Rows <op>.blocking / .nonblocking (I<op> + Wait) / .persistent (<Op>_init once, untimed; then "
+    "Start + Wait). Open MPI 4.1 runs its MPIX_<Op>_init (mpi-ext.h pcollreq extension); a library without "
+    "persistent collectives has no .persistent rows.",
     "coll_overlap": "overlap = 100 x (t_pure + t_cpu - t_ovrl) / min(t_pure, t_cpu), clamped to 0..100, "
     "with t_cpu calibrated to about t_pure. `busy`: a compute loop; `idle`: nanosleep (the application "
     "waits without the CPU). t_pure, t_cpu and t_ovrl per launch are in the logs "

@@ -51,7 +51,10 @@ errc check_array(const char* fn, int count, const MPI_Request* reqs, core::comm*
   return errc::success;
 }
 
-void wait_for(const std::function<bool()>& done) {
+// A template, not std::function: the completion calls' predicates capture more than fits inline
+// and would allocate at every wait.
+template <class Done>
+void wait_for(Done&& done) {
   core::engine_guard g;
   core::progress_wait(g, done);
 }

@@ -46,6 +46,8 @@ class comm {
   bool predefined = false;
   uint64_t coll_seq = 0;     // collective sequence number, consumed identically by every rank
   uint32_t coll_pending = 0; // collective schedules of this communicator still running
+  uint64_t pcoll_seq = 0;    // persistent collective inits so far (src/coll/persistent.cpp)
+  std::vector<uint64_t> pcoll_live;  // bitmap of persistent collective ids in use (lazily sized)
   std::vector<attribute> attrs;  // cached attributes, in the order first set (src/abi runs callbacks)
   std::vector<std::pair<std::string, std::string>> hints;  // info hints (MPI_Comm_set_info)
 
