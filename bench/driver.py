@@ -54,6 +54,7 @@ BENCHMARKS = [
           env_variants=True),
     Bench("coll_overlap", 2, "pct", "higher", "IMB-NBC overlap of nonblocking collectives with work", "linear",
           series=True, env_variants=True),
+    Bench("comm_create", 2, "us", "lower", "Communicator creation + free (max over ranks)", "log", series=True),
 ]
 
 UNIT_LABEL = {"us": "µs", "GB/s": "GB/s", "MB/s": "MB/s", "pct": "% overlap"}
@@ -69,6 +70,8 @@ ALL_LIBS = "baton,baton-async,mpich,mpich-async,openmpi"
 
 # Extra text under a benchmark's heading in the report.
 BENCH_NOTES = {
+    "comm_create": "dup, idup (+ wait), 8 idups outstanding (per communicator) and a two-color split, each "
+    "followed by MPI_Comm_free; listed at 0 B.",
     "coll_latency": "Per-rank message size (alltoall: the block sent to each peer); ibarrier is listed at 0 B. "
     "Each batch's value is the slowest rank's mean time per call.",
     "coll_overlap": "overlap = 100 x (t_pure + t_cpu - t_ovrl) / min(t_pure, t_cpu), clamped to 0..100, "
