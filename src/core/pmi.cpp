@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <map>
 
@@ -124,6 +125,31 @@ errc pmi_client::get(const std::string& key, std::string& value) {
   if (errc e = command("cmd=get kvsname=" + kvsname_ + " key=" + key, "get_result", &r); e != errc::success) return e;
   if (pmi_field(r, "rc") != "0") return error_set(errc::intern, "PMI key '%s' not found: %s", key.c_str(), r.c_str());
   value = pmi_field(r, "value");
+  return errc::success;
+}
+
+errc pmi_client::put_long(const std::string& key, const std::string& value) {
+  // Room for the chunk inside the value limit (some servers count the terminator).
+  const size_t chunk = vallen_max_ > 64 ? vallen_max_ - 2 : 62;
+  const size_t n = value.empty() ? 1 : (value.size() + chunk - 1) / chunk;
+  if (errc e = put(key + ".n", std::to_string(n)); e != errc::success) return e;
+  for (size_t i = 0; i < n; ++i) {
+    const std::string part = value.substr(std::min(value.size(), i * chunk), chunk);
+    if (errc e = put(key + "." + std::to_string(i), part.empty() ? "-" : part); e != errc::success) return e;
+  }
+  return errc::success;
+}
+
+errc pmi_client::get_long(const std::string& key, std::string& value) {
+  std::string v;
+  if (errc e = get(key + ".n", v); e != errc::success) return e;
+  const long n = std::strtol(v.c_str(), nullptr, 10);
+  if (n <= 0 || n > 100000) return error_set(errc::intern, "PMI key '%s.n' holds '%s', not a chunk count", key.c_str(), v.c_str());
+  value.clear();
+  for (long i = 0; i < n; ++i) {
+    if (errc e = get(key + "." + std::to_string(i), v); e != errc::success) return e;
+    if (v != "-") value += v;
+  }
   return errc::success;
 }
 

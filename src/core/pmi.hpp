@@ -18,6 +18,10 @@ class pmi_client {
   [[nodiscard]] errc put(const std::string& key, const std::string& value);
   // Blocks until the key is visible (after the barrier that follows its put).
   [[nodiscard]] errc get(const std::string& key, std::string& value);
+  // Values longer than the protocol allows (PMI-1: 1024 bytes) travel as numbered chunks:
+  // key.n holds the count, key.0, key.1, ... the pieces. The value must not contain spaces or '='.
+  [[nodiscard]] errc put_long(const std::string& key, const std::string& value);
+  [[nodiscard]] errc get_long(const std::string& key, std::string& value);
   [[nodiscard]] errc barrier();
   [[nodiscard]] errc finalize();
   // Asks the launcher to end the whole job with exit code `code`; does not return if it works.
