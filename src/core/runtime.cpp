@@ -104,7 +104,7 @@ errc runtime_init(thread_level requested, thread_level* provided) {
   for (int r = 0; r < R.world_size; ++r) {
     std::string h = mine;
     if (r != R.world_rank) {
-      if (errc e = R.pmi.get("baton.host." + std::to_string(r), h); e != errc::success) return e;
+      if (errc e = R.pmi.get("baton.host." + std::to_string(r), h, r); e != errc::success) return e;
     }
     if (h == mine) {
       R.local_of_world[static_cast<size_t>(r)] = static_cast<int>(R.world_of_local.size());

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -143,7 +144,7 @@ errc endpoint(int w, ucp_ep_h* out) {
   peer& p = g->peers[static_cast<size_t>(w)];
   if (!p.ep) {
     std::string v;
-    if (errc e = core::rt().pmi.get_long("baton.ucx." + std::to_string(w), v); e != errc::success) return e;
+    if (errc e = core::rt().pmi.get_long("baton.ucx." + std::to_string(w), v, w); e != errc::success) return e;
     std::string addr = unhex(v);
     ucp_ep_params_t ep{};
     ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
