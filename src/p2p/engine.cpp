@@ -640,6 +640,9 @@ errc engine_init() {
   e.me_local = static_cast<uint32_t>(R.local_rank);
   e.peers.resize(nlocal);
   for (uint32_t l = 0; l < nlocal; ++l) e.peers[l].local = l;
+  // UCX publishes its address before the barrier below, which every rank then passes.
+  if (R.use_ucx)
+    if (errc err = remote::init(); err != errc::success) return err;
   if (nlocal > 1) {
     std::string name = "/baton." + R.pmi.kvsname() + "." + std::to_string(R.world_of_local[0]);
     for (char& ch : name)
@@ -653,9 +656,10 @@ errc engine_init() {
     e.shm = true;
     auto& mine = e.seg.area(e.me_local);
     core::progress_set_doorbell(&mine.doorbell, &mine.sleeping);
+  } else if (R.use_ucx) {
+    if (errc err = R.pmi.barrier(); err != errc::success) return err;
   }
   core::progress_add_poller(shm_poll);
-  if (R.use_ucx) return remote::init();
   return errc::success;
 }
 

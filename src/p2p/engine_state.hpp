@@ -75,7 +75,7 @@ void set_recv_status(request* r, int src, int tag, uint64_t msg_len);
 // (src/transport/ucx/). The engine dispatches per peer: a world rank whose local index is -1 goes
 // here. Without UCX in the build these are never reached (the runtime refuses such jobs).
 namespace remote {
-[[nodiscard]] errc init();   // creates the worker, publishes its address, waits for every rank's
+[[nodiscard]] errc init();   // creates the worker, publishes its address (the engine's barrier follows)
 void finalize();             // flushes, closes every endpoint, destroys the worker
 void start_send(request* r); // r->peer_world, r->total set; counted in pending_sends
 void send_ctrl(int peer_world, uint8_t type, uint64_t cookie);  // pkt_sync_ack only

@@ -436,7 +436,6 @@ errc init() {
   errc e = R.pmi.put_long("baton.ucx." + std::to_string(R.world_rank), hex(addr, alen));
   ucp_worker_release_address(s.worker, addr);
   if (e != errc::success) return e;
-  if ((e = R.pmi.barrier()) != errc::success) return e;
 
   core::progress_add_poller(ucx_poll);
   if (ucp_worker_get_efd(s.worker, &s.efd) == UCS_OK) {
