@@ -244,7 +244,7 @@ errc pmi_client::get(const std::string& key, std::string& value, int owner) {
   if (kind_ == pmi_kind::pmix) return pmix::get(key, owner, value);
   if (kind_ == pmi_kind::pmi2) {
     std::string r;
-    if (errc e = command2("cmd=kvs-get;jobid=" + jobid_ + ";srcid=-1;key=" + key + ";", "kvs-get-response", &r);
+    if (errc e = command2("cmd=kvs-get;jobid=" + pmi2_escape(jobid_) + ";srcid=-1;key=" + key + ";", "kvs-get-response", &r);
         e != errc::success)
       return e;
     if (pmi2_field(r, "found") != "TRUE") return error_set(errc::intern, "PMI-2 key '%s' not found", key.c_str());
@@ -286,7 +286,7 @@ errc pmi_client::get_long(const std::string& key, std::string& value, int owner)
 errc pmi_client::wait_key(const std::string& key) {
   for (unsigned us = 50;; us = std::min(us * 2, 5000u)) {
     std::string r;
-    if (errc e = command2("cmd=kvs-get;jobid=" + jobid_ + ";srcid=-1;key=" + key + ";", "kvs-get-response", &r);
+    if (errc e = command2("cmd=kvs-get;jobid=" + pmi2_escape(jobid_) + ";srcid=-1;key=" + key + ";", "kvs-get-response", &r);
         e != errc::success)
       return e;
     if (pmi2_field(r, "found") == "TRUE") return errc::success;
