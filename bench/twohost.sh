@@ -36,7 +36,7 @@ declare -A cc=([baton]="$root/$build/bin/mpicc" [mpich]=mpicc.mpich [openmpi]=mp
 libs=()
 for lib in baton mpich openmpi; do
   if command -v "${cc[$lib]}" >/dev/null 2>&1; then
-    for b in pt2pt_latency pt2pt_bandwidth; do
+    for b in pt2pt_latency pt2pt_bandwidth pingpong_typical; do
       "${cc[$lib]}" -O2 -I "$here" "$here/$b.c" -o "$work/$b.$lib"
     done
     libs+=("$lib")
@@ -63,6 +63,12 @@ launch() {  # lib exe args...
 }
 
 for lib in "${libs[@]}"; do
+  for ((i = 0; i < repeats; i++)); do
+    for size in 8 65536; do
+      launch "$lib" "$work/pingpong_typical.$lib" $size 5000 2>"$work/err" | grep '^RESULT' |
+        sed "s/^/$lib /" >>"$work/typical" || { echo "twohost.sh: $lib pingpong_typical failed:" >&2; tail -5 "$work/err" >&2; }
+    done
+  done
   for b in pt2pt_latency pt2pt_bandwidth; do
     for ((i = 0; i < repeats; i++)); do
       launch "$lib" "$work/$b.$lib" --max-size "$max" 2>"$work/err" | grep '^RESULT' |
@@ -84,7 +90,7 @@ ref=""
 if command -v ucx_perftest >/dev/null 2>&1; then
   for t in ucp_am_lat tag_lat; do
     for s in 8 65536; do
-      line=$(perftest $t $s 20000)
+      line=$(perftest $t $s 5000)
       # Final: iterations typical average overall (latency us) ...
       ref+="| ucx_perftest $t | $s | $(echo "$line" | awk '{print $3}') | $(echo "$line" | awk '{print $4}') |"$'\n'
     done
@@ -95,9 +101,10 @@ else
   ref="| ucx_perftest not installed (Debian ucx-utils) | | | |"$'\n'
 fi
 
-python3 - "$work/results" "$out/twohost.md" "${libs[@]}" <<'EOF' 3<<<"$ref"
+touch "$work/typical" "$work/results"
+python3 - "$work/results" "$out/twohost.md" "$work/typical" "${libs[@]}" <<'EOF' 3<<<"$ref"
 import sys, statistics, collections, os
-res, path, libs = sys.argv[1], sys.argv[2], sys.argv[3:]
+res, path, typical, libs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 data = collections.defaultdict(list)
 units = {}
 for line in open(res):
@@ -109,8 +116,21 @@ for line in open(res):
     units[bench] = unit
 ref = os.fdopen(3).read()
 out = ["# Two simulated hosts: Baton vs MPICH vs Open MPI over the veth link", "",
-       "One rank per host; median over launches of each launch's median batch. "
-       "Measured on a shared 2-core machine: compare columns within this run.", ""]
+       "One rank per host. Measured on a shared 2-core machine: compare columns within this run.", ""]
+typ = collections.defaultdict(list)
+for line in open(typical):
+    lib, _, bench, size, med, mean = line.split()
+    typ[(lib, int(size))].append((float(med), float(mean)))
+out += ["## One-way latency per round trip (pingpong_typical: median, i.e. ucx_perftest's \"typical\"; "
+        "best launch of the run, in us)", "", "| size | " + " | ".join(libs) + " |", "|---:|" + "---:|" * len(libs)]
+for size in sorted({s for (l, s) in typ}):
+    cells = []
+    for lib in libs:
+        v = typ.get((lib, size))
+        cells.append(f"{min(m for m, _ in v):.2f} (mean {min(a for _, a in v):.1f})" if v else "n/a")
+    out.append(f"| {size} | " + " | ".join(cells) + " |")
+out += ["", "Batch averages (the pt2pt benchmarks below: median over launches of each launch's median "
+        "batch) include every descheduling of a rank; on a loaded machine they overstate latency.", ""]
 for bench in ("pt2pt_latency", "pt2pt_bandwidth"):
     sizes = sorted({s for (b, l, s) in data if b == bench})
     out += [f"## {bench} ({units.get(bench, '')})", "", "| size | " + " | ".join(libs) + " |",
