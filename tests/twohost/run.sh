@@ -46,6 +46,10 @@ case $launcher in
   ompi)
     xenv=()
     for e in "${envs[@]}"; do xenv+=(-x "$e"); done
+    # Sanitizer builds: libpmix's own leftovers are not ours (lsan-pmix.supp).
+    LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$(cd "$(dirname "$0")" && pwd)/lsan-pmix.supp"
+    export LSAN_OPTIONS
+    xenv+=(-x LSAN_OPTIONS)
     # Open MPI refuses root without both variables; its daemons reach hostB through the same
     # launcher-exec Hydra uses (an ssh stand-in) and talk TCP over the veth link.
     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
