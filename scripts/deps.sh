@@ -11,6 +11,13 @@ for extra in "$@"; do
     peers)  command -v mpicc.mpich >/dev/null 2>&1 || need="$need mpich libmpich-dev"
             command -v mpicc.openmpi >/dev/null 2>&1 || need="$need openmpi-bin libopenmpi-dev"
             python3 -c 'import matplotlib' >/dev/null 2>&1 || need="$need python3-matplotlib" ;;
+    multihost)  # the UCX transport, the PMIx client and the two-host tests/benchmarks (issue 7)
+            [ -f /usr/include/ucp/api/ucp.h ] || need="$need libucx-dev"
+            pkg-config --exists pmix 2>/dev/null || need="$need libpmix-dev"
+            command -v ucx_perftest >/dev/null 2>&1 || need="$need ucx-utils"
+            command -v mpiexec.hydra >/dev/null 2>&1 || need="$need mpich"
+            command -v mpirun.openmpi >/dev/null 2>&1 || need="$need openmpi-bin"
+            command -v ip >/dev/null 2>&1 || need="$need iproute2" ;;
   esac
 done
 if [ -n "$need" ]; then

@@ -1,23 +1,33 @@
-// PMI-1 wire-protocol client: how a rank learns its rank, the job size and exchanges small
-// key/value pairs with its peers at start-up.
-//
-// Our own mpiexec and MPICH's Hydra both serve the PMI-1 protocol on the file descriptor named by
-// PMI_FD (PMI_RANK and PMI_SIZE give the rank and size). Without PMI_FD the process is a singleton:
-// rank 0 of 1, and every call below is local.
+// The process-manager client: how a rank learns its rank, the job size and exchanges small
+// key/value pairs with its peers at start-up. Three protocols, picked from the environment:
+// - PMIx through libpmix (Open MPI's mpirun/PRRTE, Slurm --mpi=pmix): PMIX_NAMESPACE is set.
+// - PMI-2 wire protocol on PMI_FD (Slurm --mpi=pmi2; Hydra accepts it too): PMI_VERSION=2 or
+//   SLURM_MPI_TYPE=pmi2.
+// - PMI-1 wire protocol on PMI_FD (our mpiexec, MPICH's Hydra): PMI_FD set otherwise.
+// BATON_PMI=1|2|pmix overrides the choice. Without any of them the process is a singleton: rank 0
+// of 1, and every call below is local.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "core/error.hpp"
 
 namespace baton::core {
 
+enum class pmi_kind { singleton, pmi1, pmi2, pmix };
+
 class pmi_client {
  public:
   [[nodiscard]] errc init();
   [[nodiscard]] errc put(const std::string& key, const std::string& value);
-  // Blocks until the key is visible (after the barrier that follows its put).
-  [[nodiscard]] errc get(const std::string& key, std::string& value);
+  // Blocks until the key is visible (after the barrier that follows its put). `owner` is the rank
+  // that put it (PMIx looks keys up by owner; -1: a job-level key).
+  [[nodiscard]] errc get(const std::string& key, std::string& value, int owner = -1);
+  // Values longer than the protocol allows (PMI-1: 1024 bytes) travel as numbered chunks:
+  // key.n holds the count, key.0, key.1, ... the pieces. The value must not contain spaces or '='.
+  [[nodiscard]] errc put_long(const std::string& key, const std::string& value);
+  [[nodiscard]] errc get_long(const std::string& key, std::string& value, int owner = -1);
   [[nodiscard]] errc barrier();
   [[nodiscard]] errc finalize();
   // Asks the launcher to end the whole job with exit code `code`; does not return if it works.
@@ -28,12 +38,24 @@ class pmi_client {
   int appnum() const { return appnum_; }
   int universe_size() const { return universe_size_; }
   const std::string& kvsname() const { return kvsname_; }
-  bool singleton() const { return fd_ < 0; }
+  bool singleton() const { return kind_ == pmi_kind::singleton; }
+  pmi_kind kind() const { return kind_; }
   size_t max_value_len() const { return vallen_max_; }
 
  private:
   errc command(const std::string& line, const char* expect, std::string* reply);
   errc read_line(std::string& line);
+  errc write_all(const std::string& out);
+  // PMI-2: one command out, its reply back (fields split, ";;" unescaped).
+  errc command2(const std::string& cmd, const char* expect, std::string* reply);
+  errc init_pmi2();
+  errc init_pmix();
+
+  pmi_kind kind_ = pmi_kind::singleton;
+  std::string jobid_;  // PMI-2
+  uint64_t fence_epoch_ = 0;
+  bool hydra_ = false;  // PMI-2 served by Hydra: kvs-fence needs help to be a barrier
+  errc wait_key(const std::string& key);  // PMI-2: polls until the key exists
 
   int fd_ = -1;
   int rank_ = 0;
@@ -48,5 +70,18 @@ class pmi_client {
 
 // Value of `key` in a PMI reply line "cmd=x key=value ..."; empty if absent.
 std::string pmi_field(const std::string& line, const std::string& key);
+// Value of `key` in a PMI-2 command "cmd=x;key=value;..." (";;" stands for ';'); empty if absent.
+std::string pmi2_field(const std::string& cmd, const std::string& key);
+
+// PMIx through libpmix (pmi_pmix.cpp); each returns errc::unsupported_operation when Baton was
+// built without libpmix.
+namespace pmix {
+errc init(int* rank, int* size, int* appnum, int* universe, std::string* nspace);
+errc put(const std::string& key, const std::string& value);
+errc fence();
+errc get(const std::string& key, int owner, std::string& value);
+errc finalize();
+void abort(int code, const std::string& message);
+}  // namespace pmix
 
 }  // namespace baton::core

@@ -22,6 +22,7 @@ std::atomic<uint32_t> g_local_sleepers{0};
 std::atomic<uint32_t>* g_bell = &g_local_bell;
 std::atomic<uint32_t>* g_sleepers = &g_local_sleepers;
 std::atomic<int> g_waiters{0};
+std::atomic<bool (*)()> g_sleep_hook{nullptr};
 }  // namespace
 
 void progress_add_poller(poll_fn fn) {
@@ -52,7 +53,12 @@ uint32_t progress_arm() {
   return token;
 }
 
-void progress_sleep(uint32_t token, long timeout_ns) { futex_wait(g_bell, token, timeout_ns); }
+void progress_set_sleep_hook(bool (*hook)()) { g_sleep_hook.store(hook, std::memory_order_release); }
+
+void progress_sleep(uint32_t token, long timeout_ns) {
+  if (auto hook = g_sleep_hook.load(std::memory_order_acquire); hook && !hook()) return;
+  futex_wait(g_bell, token, timeout_ns);
+}
 
 void progress_disarm() { g_sleepers->fetch_sub(1, std::memory_order_relaxed); }
 

@@ -31,6 +31,9 @@ bool progress_poll();
 void progress_set_doorbell(std::atomic<uint32_t>* bell, std::atomic<uint32_t>* sleepers);
 uint32_t progress_arm();
 void progress_sleep(uint32_t token, long timeout_ns);
+// A transport with its own wakeup (UCX's event fd) arms it here before a thread sleeps; the hook
+// runs without the engine lock and returns false when there is work already (then no sleep).
+void progress_set_sleep_hook(bool (*hook)());
 void progress_disarm();
 // Wakes the threads of this process asleep on the doorbell (new local work for the progress
 // thread, or a completion another thread waits for).

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 #include "core/progress.hpp"
 #include "coll/coll.hpp"
@@ -34,6 +35,12 @@ std::string hex(const std::string& s) {
   return o;
 }
 
+#ifdef BATON_HAVE_UCX
+constexpr bool ucx_built() { return true; }
+#else
+constexpr bool ucx_built() { return false; }
+#endif
+
 comm* make_builtin(uint32_t ctx, std::vector<int> world, int rank) {
   comm* c = new comm;
   c->ctx = ctx;
@@ -43,6 +50,36 @@ comm* make_builtin(uint32_t ctx, std::vector<int> world, int rank) {
   c->predefined = true;
   c->eh = errhandler_predefined(errhandler_kind::fatal);
   return c;
+}
+// Same-host ranks use shared memory, others UCX. BATON_TRANSPORT=ucx sends every other rank
+// through UCX (the local maps then hold only this rank). Every rank sees every host name, so all
+// take the same decision without talking.
+errc choose_transports(runtime& R) {
+  const char* t = std::getenv("BATON_TRANSPORT");
+  const std::string want = t ? t : "";
+  if (!want.empty() && want != "auto" && want != "ucx" && want != "shm")
+    return error_set(errc::arg, "BATON_TRANSPORT=%s is not a transport (auto, shm or ucx)", want.c_str());
+  const bool multihost = static_cast<int>(R.world_of_local.size()) != R.world_size;
+  if (want == "ucx") {
+    R.local_of_world.assign(static_cast<size_t>(R.world_size), -1);
+    R.local_of_world[static_cast<size_t>(R.world_rank)] = 0;
+    R.world_of_local.assign(1, R.world_rank);
+    R.local_rank = 0;
+  }
+  R.use_ucx = multihost || want == "ucx";
+  if (R.use_ucx && !ucx_built()) {
+    if (want == "ucx")
+      return error_set(errc::unsupported_operation,
+                       "BATON_TRANSPORT=ucx, but this build of Baton has no UCX (configure with libucx-dev)");
+    return error_set(errc::unsupported_operation,
+                     "the job spans %d hosts, but this build of Baton has only the shared-memory transport "
+                     "(ranks on one host); rebuild with UCX (libucx-dev) to run across hosts",
+                     R.world_size - static_cast<int>(R.world_of_local.size()) + 1);
+  }
+  if (multihost && want == "shm")
+    return error_set(errc::unsupported_operation,
+                     "BATON_TRANSPORT=shm, but the job spans several hosts (shared memory reaches one host)");
+  return errc::success;
 }
 }  // namespace
 
@@ -67,7 +104,7 @@ errc runtime_init(thread_level requested, thread_level* provided) {
   for (int r = 0; r < R.world_size; ++r) {
     std::string h = mine;
     if (r != R.world_rank) {
-      if (errc e = R.pmi.get("baton.host." + std::to_string(r), h); e != errc::success) return e;
+      if (errc e = R.pmi.get("baton.host." + std::to_string(r), h, r); e != errc::success) return e;
     }
     if (h == mine) {
       R.local_of_world[static_cast<size_t>(r)] = static_cast<int>(R.world_of_local.size());
@@ -75,12 +112,8 @@ errc runtime_init(thread_level requested, thread_level* provided) {
     }
   }
   R.local_rank = R.local_of_world[static_cast<size_t>(R.world_rank)];
-  if (static_cast<int>(R.world_of_local.size()) != R.world_size) {
-    return error_set(errc::unsupported_operation,
-                     "the job spans %d hosts, but this build of Baton has only the shared-memory transport "
-                     "(ranks on one host)",
-                     R.world_size - static_cast<int>(R.world_of_local.size()) + 1);
-  }
+  R.host_color = R.world_of_local[0];
+  if (errc e = choose_transports(R); e != errc::success) return e;
 
   R.level = requested > thread_level::multiple ? thread_level::multiple : requested;
   if (requested < thread_level::single) R.level = thread_level::single;

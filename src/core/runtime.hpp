@@ -22,6 +22,10 @@ struct runtime {
   std::vector<int> local_of_world;  // world rank -> index on this host, -1 if remote
   std::vector<int> world_of_local;  // index on this host -> world rank
   int local_rank = 0;
+  // Ranks this transport reaches through shared memory are "local" above. Ranks on other hosts
+  // (and, with BATON_TRANSPORT=ucx, every other rank) go through UCX: use_ucx says it is in use.
+  bool use_ucx = false;
+  int host_color = 0;  // lowest world rank on this host (MPI_COMM_TYPE_SHARED)
 
   thread_level level = thread_level::single;
   bool threaded = false;  // engine lock in use (MPI_THREAD_MULTIPLE)

@@ -26,6 +26,7 @@ uint64_t env_u64(const char* name, uint64_t fallback) {
   const char* v = std::getenv(name);
   return v && *v ? std::strtoull(v, nullptr, 0) : fallback;
 }
+}  // namespace
 
 // ---- moving bytes between user buffers and packed streams ----
 
@@ -66,6 +67,8 @@ void set_recv_status(request* r, int src, int tag, uint64_t msg_len) {
                                       (unsigned long long)msg_len, src, tag, (unsigned long long)r->total);
   }
 }
+
+namespace {
 
 // ---- emitting packets to a shared-memory peer ----
 
@@ -164,6 +167,7 @@ void enqueue(peer_state& p, out_item it) {
 
 void send_ctrl(int peer_world, uint8_t type, uint64_t cookie, uint64_t aux) {
   int l = core::rt().local_of_world[static_cast<size_t>(peer_world)];
+  if (l < 0) return remote::send_ctrl(peer_world, type, cookie);  // another host (UCX)
   enqueue(eng().peers[static_cast<size_t>(l)], out_item{type, cookie, aux, nullptr});
 }
 
@@ -281,6 +285,9 @@ void deliver_unexpected(request* r, unexpected* u) {
       break;
     case uq_kind::rndv:
       rndv_start(r, u->peer_world, u->cookie, u->addr, u->cma);
+      break;
+    case uq_kind::remote_rndv:
+      remote::recv_rndv(r, u);
       break;
     case uq_kind::self: {
       request* s = u->sreq;
@@ -562,6 +569,7 @@ void start_send(request* r) {
     return;
   }
   int l = core::rt().local_of_world[static_cast<size_t>(wr)];
+  if (l < 0) return remote::start_send(r);  // another host (UCX)
   peer_state& p = e.peers[static_cast<size_t>(l)];
   if (r->mode != send_mode::synchronous) r->proto |= proto_acked;
   if (r->total <= e.eager_max) {
@@ -672,6 +680,9 @@ errc engine_init() {
     for (auto* u : warm) delete u;
   }
   for (uint32_t l = 0; l < nlocal; ++l) e.peers[l].local = l;
+  // UCX publishes its address before the barrier below, which every rank then passes.
+  if (R.use_ucx)
+    if (errc err = remote::init(); err != errc::success) return err;
   if (nlocal > 1) {
     std::string name = "/baton." + R.pmi.kvsname() + "." + std::to_string(R.world_of_local[0]);
     for (char& ch : name)
@@ -685,6 +696,8 @@ errc engine_init() {
     e.shm = true;
     auto& mine = e.seg.area(e.me_local);
     core::progress_set_doorbell(&mine.doorbell, &mine.sleeping);
+  } else if (R.use_ucx) {
+    if (errc err = R.pmi.barrier(); err != errc::success) return err;
   }
   core::progress_add_poller(shm_poll);
   return errc::success;
@@ -692,6 +705,7 @@ errc engine_init() {
 
 void engine_finalize() {
   if (!g_engine) return;
+  remote::finalize();
   core::progress_remove_poller(shm_poll);
   core::progress_set_doorbell(nullptr, nullptr);
   g_engine->seg.close();
@@ -788,9 +802,10 @@ errc send(const void* buf, int64_t count, const datatype* dt, int dest, int tag,
   engine& e = eng();
   const int wr = c->world_rank(dest);
   const uint64_t bytes = static_cast<uint64_t>(count) * static_cast<uint64_t>(dt->size());
+  int l;
   if (mode != send_mode::synchronous && wr != e.my_world && e.shm && bytes <= e.seg.slot_payload() &&
-      bytes <= e.eager_max) {
-    peer_state& p = e.peers[static_cast<size_t>(core::rt().local_of_world[static_cast<size_t>(wr)])];
+      bytes <= e.eager_max && (l = core::rt().local_of_world[static_cast<size_t>(wr)]) >= 0) {
+    peer_state& p = e.peers[static_cast<size_t>(l)];
     if (p.outq.empty()) {
       if (pkt_header* h = reserve_slot(p)) {
         h->type = pkt_eager;

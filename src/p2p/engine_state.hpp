@@ -96,4 +96,20 @@ void bsend_release(void* block);
 void start_send_locked(request* r);
 void start_recv_locked(request* r);
 
+// Byte movers and receive status shared with the transports (engine.cpp).
+void copy_in(request* r, uint64_t off, const void* data, size_t len);
+void copy_out(const request* r, uint64_t off, void* out, size_t len);
+void set_recv_status(request* r, int src, int tag, uint64_t msg_len);
+
+// Ranks on other hosts (or every rank with BATON_TRANSPORT=ucx): the UCX transport
+// (src/transport/ucx/). The engine dispatches per peer: a world rank whose local index is -1 goes
+// here. Without UCX in the build these are never reached (the runtime refuses such jobs).
+namespace remote {
+[[nodiscard]] errc init();   // creates the worker, publishes its address (the engine's barrier follows)
+void finalize();             // flushes, closes every endpoint, destroys the worker
+void start_send(request* r); // r->peer_world, r->total set; counted in pending_sends
+void send_ctrl(int peer_world, uint8_t type, uint64_t cookie);  // pkt_sync_ack only
+void recv_rndv(request* r, unexpected* u);  // a receive matched a remote rendezvous message
+}  // namespace remote
+
 }  // namespace baton::p2p

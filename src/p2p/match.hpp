@@ -16,6 +16,7 @@ enum class uq_kind : uint8_t {
   eager,  // data buffered here
   rndv,   // RTS from a shared-memory peer: data still at the sender
   self,   // send to oneself: data still in the sender's buffer (sreq)
+  remote_rndv,  // large message from another host: data still at the sender (addr: UCX descriptor)
 };
 
 // An unexpected message (and, after a matched probe, the MPI_Message behind the handle).

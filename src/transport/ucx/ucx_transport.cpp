@@ -1,0 +1,565 @@
+// The UCX transport: point-to-point traffic with ranks on other hosts (and with every rank under
+// BATON_TRANSPORT=ucx), carried by UCP active messages into the one matching engine.
+//
+// Design (docs/architecture.md, "UCX transport"):
+// - Every message is one active message (id am_msg) whose header is Baton's envelope (context,
+//   source, tag, length, sender's request, sequence number). The AM handler runs inside
+//   ucp_worker_progress() (called by this transport's poller with the engine lock held) and
+//   matches against the same posted queue as the shared-memory transport, so MPI_ANY_SOURCE sees
+//   local and remote senders alike, in arrival order.
+// - Small messages (<= BATON_UCX_EAGER_MAX, default 8 KiB) go eagerly: the handler copies the
+//   payload into the matched buffer or into an unexpected-queue entry. Larger ones go with UCP's
+//   AM rendezvous: the handler only sees a descriptor; once a receive matches, ucp_am_recv_data_nbx
+//   lands the data straight in the user's buffer (contiguous, no truncation) and the sender's
+//   operation completes when the data has been fetched, which is also the match acknowledgement
+//   that a synchronous send needs. A synchronous eager send waits for an am_ack message.
+// - UCX does not promise that active messages on one endpoint are handed over in send order
+//   (several lanes may carry them). Each pair numbers its messages; an early arrival is held until
+//   its predecessors have been matched, which keeps MPI's non-overtaking order.
+// - Endpoints are created on first use from the worker addresses every rank published through
+//   PMI (split into chunks within the PMI value limit).
+// - Idle waiting: before a waiting thread sleeps on its doorbell it arms the worker
+//   (ucp_worker_arm); a small waker thread blocks in poll() on the worker's event fd and rings the
+//   doorbell when UCX has something. Shared-memory peers keep ringing the same doorbell.
+// - Teardown: flush the worker, a PMI barrier (every rank has flushed), close every endpoint with
+//   a flush, destroy the worker.
+#include "p2p/engine_state.hpp"
+
+#ifdef BATON_HAVE_UCX
+
+#include <poll.h>
+#include <pthread.h>
+#include <sys/eventfd.h>
+#include <ucp/api/ucp.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/datatype.hpp"
+#include "core/futex.hpp"
+#include "core/progress.hpp"
+#include "core/runtime.hpp"
+
+namespace baton::p2p::remote {
+
+namespace {
+
+enum : uint16_t { am_msg = 17, am_ack = 18 };
+enum : uint8_t { hdr_sync = 1, hdr_rndv = 2 };
+
+// Baton's envelope, the header of every am_msg.
+struct envelope {
+  uint32_t ctx;
+  int32_t src;       // rank in the communicator
+  int32_t tag;
+  int32_t src_world; // sender's world rank (the endpoint back)
+  uint32_t seq;      // per ordered pair, from 0
+  uint8_t flags;
+  uint8_t pad[3];
+  uint64_t len;      // message bytes
+  uint64_t cookie;   // sender's request
+};
+
+// One outgoing operation: UCX reads the header (and a packed copy of non-contiguous data) until
+// it completes.
+struct send_op {
+  envelope hdr;
+  request* r = nullptr;  // nullptr: an acknowledgement
+  uint64_t ack_cookie = 0;
+  void* packed = nullptr;
+};
+
+// An arrival ahead of its sequence number, or one whose handling waits outside the callback.
+struct arrival {
+  envelope hdr;
+  std::string eager;    // eager payload
+  void* desc = nullptr; // rendezvous descriptor
+  bool rndv = false;
+};
+
+struct peer {
+  ucp_ep_h ep = nullptr;
+  uint32_t tx_seq = 0;
+  uint32_t rx_seq = 0;
+  std::map<uint32_t, arrival> early;  // arrivals ahead of rx_seq
+};
+
+struct rndv_recv {
+  request* r;
+  void* tmp;  // staging buffer (non-contiguous or truncating receive), else nullptr
+};
+
+struct state {
+  ucp_context_h ctx = nullptr;
+  ucp_worker_h worker = nullptr;
+  int efd = -1;
+  std::vector<peer> peers;  // by world rank
+  uint64_t eager_max = 8192;
+  uint64_t ops = 0;  // operations UCX still holds (sends, acknowledgements, rendezvous receives)
+  bool moved = false;
+  // Work the AM handler may not do itself (start a receive of data, send): run after progress.
+  std::vector<std::pair<request*, void*>> rndv_starts;
+  std::vector<std::pair<int, uint64_t>> acks;
+  // The waker thread.
+  std::thread* waker = nullptr;
+  int stop_fd = -1;
+  std::atomic<uint32_t> armed{0};
+  std::atomic<bool> stopping{false};
+};
+
+state* g = nullptr;
+
+std::string hex(const void* p, size_t n) {
+  static const char* d = "0123456789abcdef";
+  std::string o;
+  o.reserve(2 * n);
+  for (size_t i = 0; i < n; ++i) {
+    unsigned char c = static_cast<const unsigned char*>(p)[i];
+    o += d[c >> 4];
+    o += d[c & 15];
+  }
+  return o;
+}
+
+std::string unhex(const std::string& s) {
+  auto v = [](char c) { return c <= '9' ? c - '0' : c - 'a' + 10; };
+  std::string o(s.size() / 2, '\0');
+  for (size_t i = 0; i + 1 < s.size(); i += 2) o[i / 2] = static_cast<char>(v(s[i]) << 4 | v(s[i + 1]));
+  return o;
+}
+
+errc ucs_fail(const char* what, ucs_status_t st) {
+  return core::error_set(errc::intern, "UCX: %s failed: %s", what, ucs_status_string(st));
+}
+
+// The endpoint towards world rank w, created on first use.
+errc endpoint(int w, ucp_ep_h* out) {
+  peer& p = g->peers[static_cast<size_t>(w)];
+  if (!p.ep) {
+    std::string v;
+    if (errc e = core::rt().pmi.get_long("baton.ucx." + std::to_string(w), v, w); e != errc::success) return e;
+    std::string addr = unhex(v);
+    ucp_ep_params_t ep{};
+    ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
+    ep.address = reinterpret_cast<const ucp_address_t*>(addr.data());
+    if (ucs_status_t st = ucp_ep_create(g->worker, &ep, &p.ep); st != UCS_OK) {
+      p.ep = nullptr;
+      return ucs_fail("creating an endpoint", st);
+    }
+  }
+  *out = p.ep;
+  return errc::success;
+}
+
+void send_op_done(send_op* op, ucs_status_t st) {
+  if (request* r = op->r) {
+    if (st != UCS_OK && r->status.error == errc::success)
+      r->status.error = core::error_set(errc::intern, "UCX: send to world rank %d failed: %s", r->peer_world,
+                                        ucs_status_string(st));
+    r->done = r->total;
+    r->proto |= proto_data_out;
+    // A rendezvous send completes once the receiver fetched the data: that is its match.
+    if (op->hdr.flags & hdr_rndv) r->proto |= proto_acked;
+    finish_send_if_done(r);
+  }
+  std::free(op->packed);
+  delete op;
+  g->moved = true;
+}
+
+void send_cb(void* request, ucs_status_t st, void* user) {
+  --g->ops;
+  send_op_done(static_cast<send_op*>(user), st);
+  ucp_request_free(request);
+}
+
+// Posts one active message; completion (now or later) goes to send_op_done.
+void post(ucp_ep_h ep, uint16_t id, send_op* op, const void* hdr, size_t hlen, const void* data, size_t len,
+          uint32_t flags) {
+  ucp_request_param_t prm{};
+  prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
+  prm.cb.send = send_cb;
+  prm.user_data = op;
+  prm.flags = flags;
+  ucs_status_ptr_t sp = ucp_am_send_nbx(ep, id, hdr, hlen, data, len, &prm);
+  if (sp == nullptr) {
+    send_op_done(op, UCS_OK);
+  } else if (UCS_PTR_IS_ERR(sp)) {
+    send_op_done(op, UCS_PTR_STATUS(sp));
+  } else {
+    ++g->ops;
+  }
+}
+
+void fail_send(request* r, errc e) {
+  r->status.error = e;
+  r->done = r->total;
+  r->proto |= proto_data_out | proto_acked;
+  finish_send_if_done(r);
+}
+
+void send_ack(int world, uint64_t cookie) {
+  ucp_ep_h ep;
+  if (errc e = endpoint(world, &ep); e != errc::success) return;  // error recorded; the peer is unreachable
+  auto* op = new send_op;
+  op->ack_cookie = cookie;
+  post(ep, am_ack, op, &op->ack_cookie, sizeof op->ack_cookie, nullptr, 0, UCP_AM_SEND_FLAG_EAGER);
+}
+
+// ---- receiving ----
+
+void rndv_done(rndv_recv* rv, ucs_status_t st) {
+  request* r = rv->r;
+  if (st != UCS_OK && r->status.error == errc::success)
+    r->status.error = core::error_set(errc::intern, "UCX: receiving a message failed: %s", ucs_status_string(st));
+  if (rv->tmp) {
+    copy_in(r, 0, rv->tmp, r->msg_len);
+    std::free(rv->tmp);
+  }
+  r->done = r->msg_len;
+  delete rv;
+  g->moved = true;
+  complete_request(r);
+}
+
+void rndv_cb(void* request, ucs_status_t st, size_t, void* user) {
+  --g->ops;
+  rndv_done(static_cast<rndv_recv*>(user), st);
+  ucp_request_free(request);
+}
+
+// Fetches a matched rendezvous message into r (outside the AM handler).
+void rndv_fetch(request* r, void* desc) {
+  auto* rv = new rndv_recv{r, nullptr};
+  void* dst;
+  if (r->dt->is_contiguous() && r->msg_len <= r->total) {
+    dst = static_cast<char*>(r->buf) + r->dt->true_lb();
+  } else {
+    rv->tmp = std::malloc(r->msg_len ? r->msg_len : 1);
+    dst = rv->tmp;
+  }
+  ucp_request_param_t prm{};
+  prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_DATATYPE;
+  prm.cb.recv_am = rndv_cb;
+  prm.user_data = rv;
+  prm.datatype = ucp_dt_make_contig(1);
+  ucs_status_ptr_t sp = ucp_am_recv_data_nbx(g->worker, desc, dst, r->msg_len, &prm);
+  if (sp == nullptr) {
+    rndv_done(rv, UCS_OK);
+  } else if (UCS_PTR_IS_ERR(sp)) {
+    rndv_done(rv, UCS_PTR_STATUS(sp));
+  } else {
+    ++g->ops;
+  }
+}
+
+// Matches one in-order arrival. Called inside the AM handler: sends and data fetches are deferred.
+void deliver(const envelope& h, const void* data, size_t len, void* desc, bool rndv) {
+  match_ctx& m = ctx_of(h.ctx);
+  if (request* r = m.find_posted(h.src, h.tag)) {
+    m.unpost(r);
+    r->proto &= ~proto_posted;
+    r->matched_ = true;
+    set_recv_status(r, h.src, h.tag, h.len);
+    if (rndv) {
+      r->peer_world = h.src_world;
+      g->rndv_starts.emplace_back(r, desc);
+      return;
+    }
+    copy_in(r, 0, data, len);
+    r->done = len;
+    if (h.flags & hdr_sync) g->acks.emplace_back(h.src_world, h.cookie);
+    complete_request(r);
+    return;
+  }
+  auto* u = new unexpected;
+  u->src = h.src;
+  u->tag = h.tag;
+  u->ctx = h.ctx;
+  u->len = h.len;
+  u->peer_world = h.src_world;
+  u->cookie = h.cookie;
+  if (rndv) {
+    u->kind = uq_kind::remote_rndv;
+    u->addr = reinterpret_cast<uint64_t>(desc);
+  } else {
+    u->kind = uq_kind::eager;
+    u->sync = h.flags & hdr_sync;
+    u->data = len <= sizeof u->inline_data ? u->inline_data : static_cast<char*>(std::malloc(len));
+    if (len) std::memcpy(u->data, data, len);
+    u->received = len;
+  }
+  m.push_uq(u);
+}
+
+ucs_status_t on_msg(void*, const void* header, size_t hlen, void* data, size_t len, const ucp_am_recv_param_t* prm) {
+  if (hlen != sizeof(envelope)) return UCS_OK;
+  envelope h;
+  std::memcpy(&h, header, sizeof h);
+  const bool rndv = prm->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV;
+  g->moved = true;
+  if (h.src_world < 0 || static_cast<size_t>(h.src_world) >= g->peers.size()) return UCS_OK;
+  peer& p = g->peers[static_cast<size_t>(h.src_world)];
+  if (h.seq != p.rx_seq) {  // early: hold it until its predecessors are in
+    arrival& a = p.early[h.seq];
+    a.hdr = h;
+    a.rndv = rndv;
+    if (rndv) {
+      a.desc = data;
+      return UCS_INPROGRESS;
+    }
+    a.eager.assign(static_cast<const char*>(data), len);
+    return UCS_OK;
+  }
+  deliver(h, data, len, data, rndv);
+  ++p.rx_seq;
+  while (!p.early.empty() && p.early.begin()->first == p.rx_seq) {
+    arrival& a = p.early.begin()->second;
+    deliver(a.hdr, a.eager.data(), a.eager.size(), a.desc, a.rndv);
+    p.early.erase(p.early.begin());
+    ++p.rx_seq;
+  }
+  return rndv ? UCS_INPROGRESS : UCS_OK;
+}
+
+ucs_status_t on_ack(void*, const void* header, size_t hlen, void*, size_t, const ucp_am_recv_param_t*) {
+  if (hlen != sizeof(uint64_t)) return UCS_OK;
+  uint64_t cookie;
+  std::memcpy(&cookie, header, sizeof cookie);
+  auto* s = reinterpret_cast<request*>(cookie);
+  s->proto |= proto_acked;
+  finish_send_if_done(s);
+  g->moved = true;
+  return UCS_OK;
+}
+
+bool ucx_poll() {
+  state& s = *g;
+  bool moved = ucp_worker_progress(s.worker) != 0;
+  while (!s.rndv_starts.empty() || !s.acks.empty()) {
+    auto starts = std::move(s.rndv_starts);
+    s.rndv_starts.clear();
+    for (auto& [r, desc] : starts) rndv_fetch(r, desc);
+    auto acks = std::move(s.acks);
+    s.acks.clear();
+    for (auto& [w, cookie] : acks) send_ack(w, cookie);
+  }
+  moved |= s.moved;
+  s.moved = false;
+  return moved;
+}
+
+// Called by a thread about to sleep on its doorbell (engine lock not held): arms the worker's
+// event fd and lets the waker watch it. False: UCX has events, don't sleep.
+bool before_sleep() {
+  core::engine_guard lock;
+  if (!g) return true;
+  ucs_status_t st = ucp_worker_arm(g->worker);
+  if (st == UCS_ERR_BUSY) return false;
+  if (st != UCS_OK) return true;  // no wakeup support: the doorbell timeout bounds the sleep
+  g->armed.store(1, std::memory_order_release);
+  core::futex_wake(&g->armed);
+  return true;
+}
+
+// Rings this process's doorbell whenever the armed worker's event fd fires.
+void waker_loop(state* s) {
+  pthread_setname_np(pthread_self(), "baton-ucx-wake");
+  while (!s->stopping.load(std::memory_order_acquire)) {
+    if (s->armed.load(std::memory_order_acquire) == 0) {
+      core::futex_wait(&s->armed, 0, 100000000);
+      continue;
+    }
+    struct pollfd fds[2] = {{s->efd, POLLIN, 0}, {s->stop_fd, POLLIN, 0}};
+    int n = ::poll(fds, 2, -1);
+    if (n < 0) continue;
+    if (fds[1].revents) break;
+    if (fds[0].revents) {
+      s->armed.store(0, std::memory_order_release);
+      core::progress_kick();
+    }
+  }
+}
+
+void wait_ops(double seconds) {
+  const uint64_t until = core::progress_now_ns() + static_cast<uint64_t>(seconds * 1e9);
+  while (g->ops > 0 && core::progress_now_ns() < until) {
+    if (!ucx_poll()) sched_yield();
+  }
+}
+
+}  // namespace
+
+errc init() {
+  core::runtime& R = core::rt();
+  g = new state;
+  state& s = *g;
+  if (const char* v = std::getenv("BATON_UCX_EAGER_MAX"); v && *v) s.eager_max = std::strtoull(v, nullptr, 0);
+  s.peers.resize(static_cast<size_t>(R.world_size));
+
+  ucp_config_t* cfg = nullptr;
+  if (ucs_status_t st = ucp_config_read(nullptr, nullptr, &cfg); st != UCS_OK) return ucs_fail("reading the configuration", st);
+  ucp_params_t prm{};
+  prm.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS;
+  prm.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
+  prm.estimated_num_eps = static_cast<size_t>(R.world_size);
+  ucs_status_t st = ucp_init(&prm, cfg, &s.ctx);
+  ucp_config_release(cfg);
+  if (st != UCS_OK) return ucs_fail("ucp_init", st);
+
+  ucp_worker_params_t wp{};
+  wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+  // The engine lock serializes every call (the progress thread and MPI_THREAD_MULTIPLE included).
+  wp.thread_mode = R.threaded ? UCS_THREAD_MODE_SERIALIZED : UCS_THREAD_MODE_SINGLE;
+  if ((st = ucp_worker_create(s.ctx, &wp, &s.worker)) != UCS_OK) return ucs_fail("creating the worker", st);
+
+  ucp_am_handler_param_t hp{};
+  hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
+  hp.flags = UCP_AM_FLAG_WHOLE_MSG;
+  hp.id = am_msg;
+  hp.cb = on_msg;
+  if ((st = ucp_worker_set_am_recv_handler(s.worker, &hp)) != UCS_OK) return ucs_fail("setting the AM handler", st);
+  hp.id = am_ack;
+  hp.cb = on_ack;
+  if ((st = ucp_worker_set_am_recv_handler(s.worker, &hp)) != UCS_OK) return ucs_fail("setting the AM handler", st);
+
+  ucp_address_t* addr = nullptr;
+  size_t alen = 0;
+  if ((st = ucp_worker_get_address(s.worker, &addr, &alen)) != UCS_OK) return ucs_fail("getting the worker address", st);
+  errc e = R.pmi.put_long("baton.ucx." + std::to_string(R.world_rank), hex(addr, alen));
+  ucp_worker_release_address(s.worker, addr);
+  if (e != errc::success) return e;
+
+  core::progress_add_poller(ucx_poll);
+  if (ucp_worker_get_efd(s.worker, &s.efd) == UCS_OK) {
+    s.stop_fd = ::eventfd(0, EFD_CLOEXEC);
+    s.waker = new std::thread(waker_loop, &s);
+    core::progress_set_sleep_hook(before_sleep);
+  }
+  return errc::success;
+}
+
+void start_send(request* r) {
+  state& s = *g;
+  ucp_ep_h ep;
+  if (errc e = endpoint(r->peer_world, &ep); e != errc::success) return fail_send(r, e);
+  const bool rndv = r->total > s.eager_max;
+  const bool sync = r->mode == core::send_mode::synchronous;
+  if (!sync && !rndv) r->proto |= proto_acked;
+  auto* op = new send_op;
+  op->r = r;
+  envelope& h = op->hdr;
+  h.ctx = r->ctx;
+  h.src = r->c->rank;
+  h.tag = r->tag;
+  h.src_world = core::rt().world_rank;
+  h.seq = s.peers[static_cast<size_t>(r->peer_world)].tx_seq++;
+  h.flags = static_cast<uint8_t>((sync ? hdr_sync : 0) | (rndv ? hdr_rndv : 0));
+  h.len = r->total;
+  h.cookie = reinterpret_cast<uint64_t>(r);
+  const void* data;
+  if (r->dt->is_contiguous()) {
+    data = static_cast<const char*>(r->buf) + r->dt->true_lb();
+  } else {
+    op->packed = std::malloc(r->total ? r->total : 1);
+    copy_out(r, 0, op->packed, r->total);
+    data = op->packed;
+  }
+  if (rndv) r->proto |= proto_rndv;
+  post(ep, am_msg, op, &op->hdr, sizeof op->hdr, data, r->total, rndv ? UCP_AM_SEND_FLAG_RNDV : UCP_AM_SEND_FLAG_EAGER);
+}
+
+void send_ctrl(int peer_world, uint8_t type, uint64_t cookie) {
+  if (type == pkt_sync_ack) send_ack(peer_world, cookie);
+}
+
+void recv_rndv(request* r, unexpected* u) {
+  r->peer_world = u->peer_world;
+  rndv_fetch(r, reinterpret_cast<void*>(u->addr));
+}
+
+void finalize() {
+  if (!g) return;
+  state& s = *g;
+  core::runtime& R = core::rt();
+  // Everything this rank sent has left (p2p::flush); acknowledgements may still be in flight.
+  ucx_poll();
+  wait_ops(10.0);
+  ucp_request_param_t prm{};
+  ucs_status_ptr_t fl = ucp_worker_flush_nbx(s.worker, &prm);
+  if (UCS_PTR_IS_PTR(fl)) {
+    const uint64_t until = core::progress_now_ns() + 10000000000ull;
+    while (ucp_request_check_status(fl) == UCS_INPROGRESS && core::progress_now_ns() < until) {
+      if (!ucp_worker_progress(s.worker)) sched_yield();
+    }
+    ucp_request_free(fl);
+  }
+  // Every rank has flushed before anyone closes: no endpoint is needed after this.
+  (void)R.pmi.barrier();
+  core::progress_set_sleep_hook(nullptr);
+  if (s.waker) {
+    s.stopping.store(true, std::memory_order_release);
+    s.armed.store(1, std::memory_order_release);
+    core::futex_wake(&s.armed);
+    uint64_t one = 1;
+    (void)!::write(s.stop_fd, &one, sizeof one);
+    s.waker->join();
+    delete s.waker;
+    ::close(s.stop_fd);
+  }
+  core::progress_remove_poller(ucx_poll);
+  std::vector<ucs_status_ptr_t> closing;
+  for (peer& p : s.peers) {
+    for (auto& [seq, a] : p.early)
+      if (a.rndv) ucp_am_data_release(s.worker, a.desc);
+    if (!p.ep) continue;
+    ucp_request_param_t cp{};
+    cp.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    cp.flags = 0;  // flush, then close
+    ucs_status_ptr_t sp = ucp_ep_close_nbx(p.ep, &cp);
+    if (UCS_PTR_IS_PTR(sp)) closing.push_back(sp);
+    p.ep = nullptr;
+  }
+  const uint64_t until = core::progress_now_ns() + 5000000000ull;
+  for (ucs_status_ptr_t sp : closing) {
+    while (ucp_request_check_status(sp) == UCS_INPROGRESS && core::progress_now_ns() < until) {
+      if (!ucp_worker_progress(s.worker)) sched_yield();
+    }
+    ucp_request_free(sp);
+  }
+  ucp_worker_destroy(s.worker);
+  ucp_cleanup(s.ctx);
+  delete g;
+  g = nullptr;
+}
+
+}  // namespace baton::p2p::remote
+
+#else  // no UCX in this build: the runtime refuses jobs that would need it before the engine starts
+
+namespace baton::p2p::remote {
+errc init() {
+  return core::error_set(errc::unsupported_operation, "this build of Baton has no UCX transport");
+}
+void finalize() {}
+void start_send(request* r) {
+  r->status.error = core::error_set(errc::unsupported_operation, "this build of Baton has no UCX transport");
+  r->done = r->total;
+  r->proto |= proto_data_out | proto_acked;
+  finish_send_if_done(r);
+}
+void send_ctrl(int, uint8_t, uint64_t) {}
+void recv_rndv(request* r, unexpected*) {
+  r->status.error = core::error_set(errc::unsupported_operation, "this build of Baton has no UCX transport");
+  complete_request(r);
+}
+}  // namespace baton::p2p::remote
+
+#endif
