@@ -6,6 +6,7 @@
 #include <string>
 
 #include "coll/algorithms/algorithms.hpp"
+#include "coll/shm_region.hpp"
 #include "core/progress.hpp"
 #include "core/runtime.hpp"
 
@@ -156,6 +157,12 @@ errc start(const coll_args& a, bool nonblocking, core::request** out) {
 }
 
 errc run_blocking(const coll_args& a) {
+  // The first blocking collective that can use a shared-memory region sets it up (collective).
+  if (a.c->coll_shm_state == shm::state_none &&
+      (a.kind == coll_kind::barrier || a.kind == coll_kind::bcast || a.kind == coll_kind::reduce ||
+       a.kind == coll_kind::allreduce)) {
+    if (errc e = shm::region_setup(a.c); e != errc::success) return e;
+  }
   core::request* r = nullptr;
   if (errc e = start(a, false, &r); e != errc::success) return e;
   {

@@ -52,6 +52,14 @@ uint32_t builder::copy(buf_ref src, buf_ref dst, int64_t count, const core::data
   return add(make_step(step_kind::copy, 0, src, dst, count, t), std::vector<uint32_t>(after));
 }
 
+uint32_t builder::poll(poll_fn fn, int peer, buf_ref a, buf_ref b, int64_t count, const core::datatype* t,
+                       std::initializer_list<uint32_t> after) {
+  step s = make_step(step_kind::poll, peer, a, b, count, t);
+  s.fn = fn;
+  p_.uses_shm = true;
+  return add(s, std::vector<uint32_t>(after));
+}
+
 uint8_t builder::temp(int64_t bytes) {
   uint8_t slot = static_cast<uint8_t>(slot_tmp + p_.ntmp);
   p_.tmp_bytes[p_.ntmp++] = bytes;
@@ -88,6 +96,11 @@ void builder::finish() {
   }
 }
 
+void* type_abi_handle(const core::datatype* t) {
+  return t->is_predefined() ? reinterpret_cast<void*>(static_cast<uintptr_t>(t->abi_code()))
+                            : const_cast<core::datatype*>(t);
+}
+
 // ---- execution ----
 
 struct run {
@@ -99,6 +112,7 @@ struct run {
   std::vector<uint32_t> completed;  // finished steps not yet retired
   uint32_t remaining = 0;
   int tag_prefix = 0;
+  uint64_t shm_seq = 0;  // plans with poll steps: this run's sequence number on the shared region
   bool queued = false;
   errc error = errc::success;
   core::request* user = nullptr;
@@ -106,6 +120,12 @@ struct run {
 
 namespace {
 std::vector<run*> g_ready;
+// Poll steps waiting for their condition (run, step index); polled on every collective poll.
+struct polling_step {
+  run* r;
+  uint32_t idx;
+};
+std::vector<polling_step> g_polling;
 uint64_t g_in_flight = 0;
 bool g_registered = false;
 
@@ -125,14 +145,16 @@ void on_step_complete(core::request* q) {
 
 char* address(run* r, buf_ref b) { return static_cast<char*>(r->base[b.slot]) + b.offset; }
 
-void* type_handle(const core::datatype* t) {
-  return t->is_predefined() ? reinterpret_cast<void*>(static_cast<uintptr_t>(t->abi_code()))
-                            : const_cast<core::datatype*>(t);
-}
+void* type_handle(const core::datatype* t) { return type_abi_handle(t); }
 
 void do_reduce(run* r, const step& s) {
   errc e = core::reduce_typed(*r->p->op, address(r, s.a), address(r, s.b), s.count, *s.type, type_handle(s.type));
   if (e != errc::success && r->error == errc::success) r->error = e;
+}
+
+bool try_poll(run* r, const step& s) {
+  const poll_ctx ctx{r->c, r->shm_seq, r->base, r->p->op, &r->error};
+  return s.fn(ctx, s);
 }
 
 void start_step(run* r, uint32_t idx) {
@@ -154,6 +176,12 @@ void start_step(run* r, uint32_t idx) {
       r->completed.push_back(idx);
       break;
     }
+    case step_kind::poll:
+      if (try_poll(r, s))
+        r->completed.push_back(idx);
+      else
+        g_polling.push_back(polling_step{r, idx});
+      break;
   }
 }
 
@@ -186,12 +214,32 @@ void advance(run* r) {
   if (r->remaining == 0) finish_run(r);
 }
 
-bool coll_poll() {
+bool run_ready() {
   if (g_ready.empty()) return false;
   std::vector<run*> batch;
   batch.swap(g_ready);
   for (run* r : batch) advance(r);
   return true;
+}
+
+bool coll_poll() {
+  bool moved = run_ready();
+  if (g_polling.empty()) return moved;
+  bool polled = false;
+  for (size_t i = 0; i < g_polling.size();) {
+    const polling_step ps = g_polling[i];
+    if (try_poll(ps.r, ps.r->p->steps[ps.idx])) {
+      g_polling[i] = g_polling.back();
+      g_polling.pop_back();
+      ps.r->completed.push_back(ps.idx);
+      queue(ps.r);
+      polled = true;
+    } else {
+      ++i;
+    }
+  }
+  if (polled) run_ready();
+  return moved || polled;
 }
 
 void destroy_run(core::request* q) {
@@ -241,6 +289,7 @@ errc run_start(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf,
     at += (p->tmp_bytes[k] + 63) / 64 * 64;
   }
   r->tag_prefix = tag_prefix;
+  if (p->uses_shm) r->shm_seq = ++c->coll_shm_seq;
   const uint32_t n = static_cast<uint32_t>(p->steps.size());
   r->waiting.resize(n);
   r->remaining = n;

@@ -44,7 +44,27 @@ struct buf_ref {
   int64_t offset = 0;  // bytes from the slot's base
 };
 
-enum class step_kind : uint8_t { send, recv, reduce, copy };
+enum class step_kind : uint8_t { send, recv, reduce, copy, poll };
+
+struct step;
+
+// What a poll step sees of its run: the communicator, the run's shared-memory sequence number
+// (plans with poll steps consume one per run, see plan::uses_shm), the slot base addresses, the
+// plan's op, and where to record an error.
+struct poll_ctx {
+  core::comm* c = nullptr;
+  uint64_t seq = 0;
+  void* const* base = nullptr;
+  const core::op* op = nullptr;
+  errc* error = nullptr;
+  char* address(buf_ref b) const { return static_cast<char*>(base[b.slot]) + b.offset; }
+  void fail(errc e) const {
+    if (*error == errc::success) *error = e;
+  }
+};
+// A poll step's work: returns true once the step is done, false to be polled again (it must not
+// block). Used by the shared-memory algorithms (wait for a flag, publish, read peers' buffers).
+using poll_fn = bool (*)(const poll_ctx& ctx, const step& s);
 
 struct step {
   step_kind kind = step_kind::send;
@@ -54,6 +74,7 @@ struct step {
   buf_ref b;                 // reduce: inout (inout = a op inout); copy: destination
   int64_t count = 0;         // elements of `type`
   const core::datatype* type = nullptr;
+  poll_fn fn = nullptr;      // poll: the work (peer, a, b, count, type are its arguments)
   uint32_t dep_begin = 0, dep_end = 0;    // plan::deps[dep_begin, dep_end): steps to wait for
   uint32_t succ_begin = 0, succ_end = 0;  // plan::succs: steps that wait for this one
 };
@@ -80,6 +101,7 @@ class plan {
   const core::op* op = nullptr;                  // reductions (retained)
   std::vector<const core::datatype*> types;      // every datatype the steps use (retained)
   bool commutative_order = true;
+  bool uses_shm = false;  // has poll steps on the communicator's shared region: each run takes a sequence number
   mutable std::atomic<int> refs{1};  // the builder's reference, plus one per run and cache entry
 
   void retain() const { refs.fetch_add(1, std::memory_order_relaxed); }
@@ -104,6 +126,10 @@ class builder {
   uint32_t reduce(buf_ref in, buf_ref inout, int64_t count, const core::datatype* t,
                   std::initializer_list<uint32_t> after = {});
   uint32_t copy(buf_ref src, buf_ref dst, int64_t count, const core::datatype* t,
+                std::initializer_list<uint32_t> after = {});
+  // A step the executor polls until fn returns true (peer, a, b, count, t are fn's arguments).
+  // Marks the plan as using the communicator's shared-memory region.
+  uint32_t poll(poll_fn fn, int peer, buf_ref a, buf_ref b, int64_t count, const core::datatype* t,
                 std::initializer_list<uint32_t> after = {});
   // Variants taking a dependency vector.
   uint32_t add(step s, const std::vector<uint32_t>& after);
@@ -136,6 +162,10 @@ constexpr uint32_t max_outstanding = (1u << 18) - 1;
 inline int make_tag_prefix(uint64_t seq, bool nonblocking) {
   return (nonblocking ? (1 << 30) : 0) | static_cast<int>((seq & 0x3ffff) << 12);
 }
+
+// The handle a user op's callback receives for datatype t (the ABI code of a predefined type, the
+// object's address otherwise).
+void* type_abi_handle(const core::datatype* t);
 
 // Registers the collective poller with the progress engine (once).
 void schedule_init();

@@ -44,6 +44,13 @@ class comm {
   bool predefined = false;
   uint64_t coll_seq = 0;     // collective sequence number, consumed identically by every rank
   uint32_t coll_pending = 0; // collective schedules of this communicator still running
+  // Shared-memory collectives (src/coll/shm_region.hpp): the region, its state, the sequence
+  // number its runs consume (identically on every rank), and how to unmap it when the
+  // communicator is destroyed.
+  void* coll_shm = nullptr;
+  uint8_t coll_shm_state = 0;
+  uint64_t coll_shm_seq = 0;
+  void (*coll_shm_free)(comm*) = nullptr;
   std::vector<attribute> attrs;  // cached attributes, in the order first set (src/abi runs callbacks)
   std::vector<std::pair<std::string, std::string>> hints;  // info hints (MPI_Comm_set_info)
 
