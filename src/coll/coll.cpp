@@ -157,10 +157,8 @@ errc start(const coll_args& a, bool nonblocking, core::request** out) {
 }
 
 errc run_blocking(const coll_args& a) {
-  // The first blocking collective that can use a shared-memory region sets it up (collective).
-  if (a.c->coll_shm_state == shm::state_none &&
-      (a.kind == coll_kind::barrier || a.kind == coll_kind::bcast || a.kind == coll_kind::reduce ||
-       a.kind == coll_kind::allreduce)) {
+  // The first blocking collective on a communicator sets up its shared-memory region (collective).
+  if (a.c->coll_shm_state == shm::state_none) {
     if (errc e = shm::region_setup(a.c); e != errc::success) return e;
   }
   core::request* r = nullptr;

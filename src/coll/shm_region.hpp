@@ -1,8 +1,8 @@
 // The shared-memory region of a communicator, for the shared-memory collectives
 // (src/coll/algorithms/*/*_shm.cpp).
 //
-// Lifecycle: the first blocking barrier, bcast, reduce or allreduce on a communicator of two or
-// more ranks, all on this host, sets the region up (region_setup, collective: rank 0 creates a POSIX
+// Lifecycle: the first blocking collective on a communicator of two or more ranks, all on this
+// host, sets the region up (region_setup, collective: rank 0 creates a POSIX
 // shared-memory segment, broadcasts its name, every rank maps it, an allreduce agrees that all
 // succeeded, rank 0 unlinks the name). That happens inside a blocking collective, which every rank
 // calls at the same point of the communicator's collective sequence, so the state (ready or not)

@@ -116,6 +116,11 @@ inline bool shm_reduce_preferred(const coll_args& a) {
   return message_bytes(a) * a.c->size <= (int64_t{256} << 10);
 }
 
+// Alltoall: all n blocks of a rank fit one slot (block bytes agree on every rank).
+inline bool shm_alltoall_usable(const coll_args& a) {
+  return shm::region_ready(a.c) && a.c->size * a.rcount * a.rtype->size() <= shm::slot_bytes;
+}
+
 // -- gather(v), scatter(v), allgather(v): selection predicates --
 
 // Bytes of one rank's block as every rank computes it alike (the side significant everywhere:
