@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <cstring>
+#include <vector>
 #include <string>
 
 #include "coll/algorithms/algorithms.hpp"
@@ -45,14 +47,29 @@ const char* coll_name(coll_kind k) { return g_names[size_t(k)]; }
 const algorithm* algorithms_begin() { return g_algorithms; }
 const algorithm* algorithms_end() { return g_algorithms + sizeof g_algorithms / sizeof g_algorithms[0]; }
 
+namespace {
+// The registry's lines per collective, in registry order (built once).
+struct by_kind_table {
+  std::vector<const algorithm*> lines[size_t(coll_kind::count_)];
+  by_kind_table() {
+    for (const algorithm* al = algorithms_begin(); al != algorithms_end(); ++al) lines[size_t(al->kind)].push_back(al);
+  }
+};
+const std::vector<const algorithm*>& lines_of(coll_kind k) {
+  static const by_kind_table table;
+  return table.lines[size_t(k)];
+}
+}  // namespace
+
 const algorithm* select(const coll_args& a) {
   const algorithm* first_usable = nullptr;
+  const std::vector<const algorithm*>& lines = lines_of(a.kind);
   if (const char* want = env_choice(a.kind)) {
-    for (const algorithm* al = algorithms_begin(); al != algorithms_end(); ++al)
-      if (al->kind == a.kind && std::string(al->name) == want && al->usable(a)) return al;
+    for (const algorithm* al : lines)
+      if (std::strcmp(al->name, want) == 0 && al->usable(a)) return al;
   }
-  for (const algorithm* al = algorithms_begin(); al != algorithms_end(); ++al) {
-    if (al->kind != a.kind || !al->usable(a)) continue;
+  for (const algorithm* al : lines) {
+    if (!al->usable(a)) continue;
     if (al->preferred(a)) return al;
     if (!first_usable) first_usable = al;
   }
@@ -96,11 +113,20 @@ cache_key key_of(const coll_args& a, const algorithm* al) {
                    a.in_place, al};
 }
 
+// The entry each collective hit last: a loop repeating one call finds it at once.
+size_t g_cache_hint[size_t(coll_kind::count_)] = {};
+
 const plan* cache_find(const cache_key& k) {
-  for (cache_entry& e : g_cache)
-    if (e.key == k) {
-      e.used = ++g_cache_clock;
-      return e.p;
+  size_t& hint = g_cache_hint[size_t(k.kind)];
+  if (hint < g_cache.size() && g_cache[hint].key == k) {
+    g_cache[hint].used = ++g_cache_clock;
+    return g_cache[hint].p;
+  }
+  for (size_t i = 0; i < g_cache.size(); ++i)
+    if (g_cache[i].key == k) {
+      g_cache[i].used = ++g_cache_clock;
+      hint = i;
+      return g_cache[i].p;
     }
   return nullptr;
 }

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <vector>
 
 #include "core/comm.hpp"
@@ -108,6 +109,7 @@ struct run {
   core::comm* c = nullptr;
   void* base[max_slots] = {};
   char* tmp = nullptr;
+  size_t tmp_cap = 0;  // bytes allocated at tmp (kept while the run sits in the pool)
   std::vector<uint32_t> waiting;
   std::vector<uint32_t> completed;  // finished steps not yet retired
   uint32_t remaining = 0;
@@ -242,13 +244,63 @@ bool coll_poll() {
   return moved || polled;
 }
 
+// Finished runs are kept for reuse (with their step vectors and temporaries), so starting a
+// collective allocates nothing in the common case. Runs are destroyed by whichever thread retires
+// the request, outside the engine lock, hence the pool's own lock (taken only with threads).
+constexpr size_t run_pool_max = 64;
+constexpr size_t run_pool_tmp_max = size_t{4} << 20;  // larger temporaries are not kept
+std::vector<run*> g_run_pool;
+std::mutex g_run_pool_mutex;
+
+struct pool_lock {
+  bool on = core::rt().threaded;
+  pool_lock() {
+    if (on) g_run_pool_mutex.lock();
+  }
+  ~pool_lock() {
+    if (on) g_run_pool_mutex.unlock();
+  }
+};
+
+run* run_get() {
+  {
+    pool_lock g;
+    if (!g_run_pool.empty()) {
+      run* r = g_run_pool.back();
+      g_run_pool.pop_back();
+      return r;
+    }
+  }
+  return new run;
+}
+
+void run_put(run* r) {
+  r->completed.clear();
+  r->error = errc::success;
+  r->queued = false;
+  r->shm_seq = 0;
+  if (r->tmp_cap > run_pool_tmp_max) {
+    std::free(r->tmp);
+    r->tmp = nullptr;
+    r->tmp_cap = 0;
+  }
+  {
+    pool_lock g;
+    if (g_run_pool.size() < run_pool_max) {
+      g_run_pool.push_back(r);
+      return;
+    }
+  }
+  std::free(r->tmp);
+  delete r;
+}
+
 void destroy_run(core::request* q) {
   run* r = static_cast<run*>(q->ext);
   if (!r) return;
-  std::free(r->tmp);
   r->p->release();
   r->c->release();
-  delete r;
+  run_put(r);
   q->ext = nullptr;
 }
 
@@ -272,7 +324,7 @@ uint64_t runs_in_flight() { return g_in_flight; }
 errc run_start(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf, int tag_prefix,
                core::request** out) {
   schedule_init();
-  run* r = new run;
+  run* r = run_get();
   r->p = p;
   p->retain();
   r->c = c;
@@ -282,7 +334,11 @@ errc run_start(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf,
   r->base[slot_recv] = recvbuf;
   int64_t total = 0;
   for (int k = 0; k < p->ntmp; ++k) total += (p->tmp_bytes[k] + 63) / 64 * 64;
-  if (total) r->tmp = static_cast<char*>(std::aligned_alloc(64, static_cast<size_t>(total)));
+  if (size_t(total) > r->tmp_cap) {
+    std::free(r->tmp);
+    r->tmp = static_cast<char*>(std::aligned_alloc(64, static_cast<size_t>(total)));
+    r->tmp_cap = size_t(total);
+  }
   int64_t at = 0;
   for (int k = 0; k < p->ntmp; ++k) {
     r->base[slot_tmp + k] = r->tmp + at;
