@@ -148,10 +148,12 @@ void cache_clear() {
   g_cache.clear();
 }
 
-errc start(const coll_args& a, bool nonblocking, core::request** out) {
-  core::engine_guard g;
+namespace {
+// Takes the collective's sequence number and finds or builds its plan (engine lock held). On
+// success *out holds a reference the caller releases.
+errc prepare(const coll_args& a, uint64_t* seq, const plan** out) {
   // Every rank consumes one sequence number per collective, whatever happens below.
-  const uint64_t seq = a.c->coll_seq++;
+  *seq = a.c->coll_seq++;
   if (a.c->coll_pending >= max_outstanding)
     return core::error_set(errc::other,
                            "%u collective operations are already outstanding on this communicator "
@@ -176,6 +178,16 @@ errc start(const coll_args& a, bool nonblocking, core::request** out) {
     if (use_cache) cache_insert(key, fresh);
     p = fresh;
   }
+  *out = p;
+  return errc::success;
+}
+}  // namespace
+
+errc start(const coll_args& a, bool nonblocking, core::request** out) {
+  core::engine_guard g;
+  uint64_t seq = 0;
+  const plan* p = nullptr;
+  if (errc e = prepare(a, &seq, &p); e != errc::success) return e;
   errc e = run_start(p, a.c, a.sendbuf, a.recvbuf, make_tag_prefix(seq, nonblocking), out);
   p->release();  // the run holds its own reference
   if (nonblocking) core::progress_new_work();
@@ -188,9 +200,20 @@ errc run_blocking(const coll_args& a) {
     if (errc e = shm::region_setup(a.c); e != errc::success) return e;
   }
   core::request* r = nullptr;
-  if (errc e = start(a, false, &r); e != errc::success) return e;
   {
     core::engine_guard g;
+    uint64_t seq = 0;
+    const plan* p = nullptr;
+    if (errc e = prepare(a, &seq, &p); e != errc::success) return e;
+    if (p->runs_inline) {
+      // A chain of local and shared-memory steps: run it here, without a run or a request.
+      errc e = run_inline(p, a.c, a.sendbuf, a.recvbuf, g);
+      p->release();
+      return e;
+    }
+    errc e = run_start(p, a.c, a.sendbuf, a.recvbuf, make_tag_prefix(seq, false), &r);
+    p->release();
+    if (e != errc::success) return e;
     core::progress_wait(g, [r] { return r->is_complete(); });
   }
   errc e = r->status.error;

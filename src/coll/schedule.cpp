@@ -89,6 +89,13 @@ void builder::finish() {
     const step& s = p_.steps[j];
     for (uint32_t i = s.dep_begin; i < s.dep_end; ++i) p_.succs[p_.steps[p_.deps[i]].succ_end++] = j;
   }
+  // A chain of local steps (each depends on the one before) can run inline, in index order.
+  p_.runs_inline = p_.ntmp == 0 && n > 0;
+  for (uint32_t j = 0; j < n && p_.runs_inline; ++j) {
+    const step& s = p_.steps[j];
+    if (s.kind == step_kind::send || s.kind == step_kind::recv) p_.runs_inline = false;
+    if (j > 0 && (s.dep_end - s.dep_begin != 1 || p_.deps[s.dep_begin] != j - 1)) p_.runs_inline = false;
+  }
   // message ordinals per (peer, direction), in plan order
   std::map<int, uint32_t> sends, recvs;
   for (step& s : p_.steps) {
@@ -320,6 +327,32 @@ void schedule_init() {
 }
 
 uint64_t runs_in_flight() { return g_in_flight; }
+
+errc run_inline(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf, core::engine_guard& g) {
+  void* base[max_slots] = {const_cast<void*>(sendbuf), recvbuf};
+  errc error = errc::success;
+  const poll_ctx ctx{c, p->uses_shm ? ++c->coll_shm_seq : 0, base, p->op, &error};
+  for (const step& s : p->steps) {
+    switch (s.kind) {
+      case step_kind::poll:
+        core::progress_wait(g, [&ctx, &s] { return s.fn(ctx, s); });
+        break;
+      case step_kind::reduce: {
+        errc e = core::reduce_typed(*p->op, ctx.address(s.a), ctx.address(s.b), s.count, *s.type, type_abi_handle(s.type));
+        if (e != errc::success) ctx.fail(e);
+        break;
+      }
+      case step_kind::copy: {
+        uint64_t bytes = 0;
+        (void)core::copy_typed(ctx.address(s.a), s.count, *s.type, ctx.address(s.b), s.count, *s.type, &bytes);
+        break;
+      }
+      default:
+        return core::error_set(errc::intern, "a plan with messages cannot run inline");
+    }
+  }
+  return error;
+}
 
 errc run_start(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf, int tag_prefix,
                core::request** out) {

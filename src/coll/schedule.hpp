@@ -25,6 +25,7 @@
 
 #include "core/error.hpp"
 #include "core/request.hpp"
+#include "core/runtime.hpp"
 
 namespace baton::core {
 class comm;
@@ -101,6 +102,7 @@ class plan {
   const core::op* op = nullptr;                  // reductions (retained)
   std::vector<const core::datatype*> types;      // every datatype the steps use (retained)
   bool commutative_order = true;
+  bool runs_inline = false;  // a chain of poll/copy/reduce steps without temporaries (run_inline can run it)
   bool uses_shm = false;  // has poll steps on the communicator's shared region: each run takes a sequence number
   mutable std::atomic<int> refs{1};  // the builder's reference, plus one per run and cache entry
 
@@ -154,6 +156,12 @@ struct run;
 // reference on `p`.
 [[nodiscard]] errc run_start(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf, int tag_prefix,
                              core::request** out);
+
+// Runs a plan with runs_inline set to completion on the caller's stack (blocking collectives):
+// no run, no request; poll steps wait through the progress engine. Expects the engine lock held
+// (released while waiting). Returns the first error of the steps.
+[[nodiscard]] errc run_inline(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf,
+                              core::engine_guard& g);
 
 // Collective tag layout (31 bits): bit 30 nonblocking, bits 12..29 sequence, bits 0..11 ordinal.
 // The sequence wraps every 2^18 collectives, so at most max_outstanding collectives may be running
