@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <vector>
 
+#include "coll/shm_region.hpp"
 #include "core/comm.hpp"
 #include "core/datatype.hpp"
 #include "core/op.hpp"
@@ -129,12 +131,41 @@ struct run {
 
 namespace {
 std::vector<run*> g_ready;
-// Poll steps waiting for their condition (run, step index); polled on every collective poll.
+// Poll steps waiting for their condition, per communicator, in the order of their runs' shared
+// sequence numbers. A step of run q can only complete once this rank's run q - shm::slots is done
+// (its slot must be free everywhere, or a peer must have published q, which needs the same), so a
+// poll tries only the steps within shm::slots of the oldest pending one: the work per poll does not
+// grow with the number of outstanding collectives.
 struct polling_step {
   run* r;
   uint32_t idx;
+  uint64_t seq;
 };
-std::vector<polling_step> g_polling;
+struct polling_queue {
+  core::comm* c;
+  std::deque<polling_step> steps;
+};
+std::vector<polling_queue> g_polling;
+
+void polling_add(run* r, uint32_t idx) {
+  polling_queue* q = nullptr;
+  for (polling_queue& pq : g_polling)
+    if (pq.c == r->c) q = &pq;
+  if (!q) {
+    g_polling.push_back(polling_queue{r->c, {}});
+    q = &g_polling.back();
+  }
+  const polling_step ps{r, idx, r->shm_seq};
+  auto& d = q->steps;
+  if (d.empty() || d.back().seq <= ps.seq) {
+    d.push_back(ps);
+    return;
+  }
+  // A successor step of a run in the window: its place is near the front.
+  auto it = d.begin();
+  while (it != d.end() && it->seq <= ps.seq) ++it;
+  d.insert(it, ps);
+}
 uint64_t g_in_flight = 0;
 bool g_registered = false;
 
@@ -189,7 +220,7 @@ void start_step(run* r, uint32_t idx) {
       if (try_poll(r, s))
         r->completed.push_back(idx);
       else
-        g_polling.push_back(polling_step{r, idx});
+        polling_add(r, idx);
       break;
   }
 }
@@ -235,16 +266,25 @@ bool coll_poll() {
   bool moved = run_ready();
   if (g_polling.empty()) return moved;
   bool polled = false;
-  for (size_t i = 0; i < g_polling.size();) {
-    const polling_step ps = g_polling[i];
-    if (try_poll(ps.r, ps.r->p->steps[ps.idx])) {
-      g_polling[i] = g_polling.back();
+  for (size_t k = 0; k < g_polling.size();) {
+    auto& d = g_polling[k].steps;
+    const uint64_t window_end = d.front().seq + shm::slots;
+    for (auto it = d.begin(); it != d.end() && it->seq < window_end;) {
+      const polling_step ps = *it;
+      if (try_poll(ps.r, ps.r->p->steps[ps.idx])) {
+        it = d.erase(it);
+        ps.r->completed.push_back(ps.idx);
+        queue(ps.r);
+        polled = true;
+      } else {
+        ++it;
+      }
+    }
+    if (d.empty()) {
+      g_polling[k] = std::move(g_polling.back());
       g_polling.pop_back();
-      ps.r->completed.push_back(ps.idx);
-      queue(ps.r);
-      polled = true;
     } else {
-      ++i;
+      ++k;
     }
   }
   if (polled) run_ready();
