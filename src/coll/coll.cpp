@@ -146,6 +146,8 @@ void cache_insert(const cache_key& k, const plan* p) {
 void cache_clear() {
   for (cache_entry& e : g_cache) e.p->release();
   g_cache.clear();
+  run_pool_clear();
+  shm::region_release(core::rt().world);
 }
 
 namespace {

@@ -342,6 +342,18 @@ void run_put(run* r) {
   delete r;
 }
 
+}  // namespace
+
+void run_pool_clear() {
+  pool_lock g;
+  for (run* r : g_run_pool) {
+    std::free(r->tmp);
+    delete r;
+  }
+  g_run_pool.clear();
+}
+
+namespace {
 void destroy_run(core::request* q) {
   run* r = static_cast<run*>(q->ext);
   if (!r) return;

@@ -175,6 +175,9 @@ inline int make_tag_prefix(uint64_t seq, bool nonblocking) {
 // object's address otherwise).
 void* type_abi_handle(const core::datatype* t);
 
+// Frees the pool of finished runs (at MPI_Finalize).
+void run_pool_clear();
+
 // Registers the collective poller with the progress engine (once).
 void schedule_init();
 

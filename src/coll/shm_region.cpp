@@ -70,6 +70,12 @@ void region::publish(std::atomic<uint64_t>& flag, uint64_t q) const {
   p2p::wake_local_ranks(locals.data(), n);
 }
 
+void region_release(core::comm* c) {
+  if (c == nullptr || c->coll_shm == nullptr) return;
+  core::engine_guard guard;
+  region_free(c);
+}
+
 int regions_live() { return g_live.load(std::memory_order_relaxed); }
 
 errc region_setup(core::comm* c) {

@@ -87,6 +87,10 @@ inline bool region_ready(const core::comm* c) { return c->coll_shm_state == stat
 // when the agreement's own messages fail; a region that cannot be made is not an error.
 [[nodiscard]] core::errc region_setup(core::comm* c);
 
+// Unmaps c's region now (MPI_Finalize, for the predefined communicators, which are never
+// destroyed); c falls back to the message algorithms.
+void region_release(core::comm* c);
+
 // Regions made so far and live now in this process (tests, MPIX_ introspection).
 int regions_live();
 
