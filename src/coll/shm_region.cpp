@@ -25,10 +25,11 @@ void region_name(char* out, size_t len, int32_t pid, uint32_t id) {
   std::snprintf(out, len, "/baton.coll.%d.%u", int(pid), unsigned(id));
 }
 
-size_t region_bytes(int n, size_t* data_off) {
+size_t region_bytes(int n, size_t* small_off, size_t* large_off) {
   const size_t flags = size_t(2) * size_t(n) * slots * 64;
-  *data_off = (flags + 4095) / 4096 * 4096;
-  return *data_off + size_t(n) * slots * size_t(slot_bytes);
+  *small_off = (flags + 4095) / 4096 * 4096;
+  *large_off = *small_off + size_t(n) * slots * size_t(small_bytes);
+  return *large_off + size_t(n) * large_slots * size_t(slot_bytes);
 }
 
 char* map_fd(int fd, size_t bytes) {
@@ -86,8 +87,8 @@ errc region_setup(core::comm* c) {
   }
   c->coll_shm_state = state_busy;  // the agreement's own collectives must not come back here
 
-  size_t data_off = 0;
-  const size_t bytes = region_bytes(c->size, &data_off);
+  size_t small_off = 0, large_off = 0;
+  const size_t bytes = region_bytes(c->size, &small_off, &large_off);
   char name[64];
   setup_info info{0, int32_t(::getpid()), 0, 0};
   char* base = nullptr;
@@ -146,7 +147,8 @@ errc region_setup(core::comm* c) {
   g->me = c->rank;
   g->base = base;
   g->bytes = bytes;
-  g->data_off = data_off;
+  g->small_off = small_off;
+  g->large_off = large_off;
   g->locals.resize(size_t(c->size));
   for (int r = 0; r < c->size; ++r) g->locals[size_t(r)] = uint32_t(core::rt().local_of_world[size_t(c->world_rank(r))]);
   g_live.fetch_add(1, std::memory_order_relaxed);

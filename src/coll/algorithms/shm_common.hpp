@@ -28,9 +28,10 @@ inline void unpack_from(const char* data, void* buf, int64_t count, const core::
 // nothing of this run: reduce's non-roots).
 inline bool publish_input(const poll_ctx& x, const step& s, bool finished) {
   const region& g = *region_of(x.c);
-  if (!g.slot_free(x.seq)) return false;
+  const int64_t bytes = s.count * s.type->size();
+  if (!g.slot_free(x.seq, bytes)) return false;
   const int sl = region::slot_of(x.seq);
-  pack_into(g.data(g.me, sl), x.address(s.a), s.count, s.type);
+  pack_into(g.data(g.me, x.seq, bytes), x.address(s.a), s.count, s.type);
   if (finished) g.done(g.me, sl).store(x.seq, std::memory_order_relaxed);
   g.publish(g.arrived(g.me, sl), x.seq);
   return true;
@@ -44,9 +45,11 @@ inline bool combine_inputs(const poll_ctx& x, const step& s) {
   const int sl = region::slot_of(x.seq);
   const core::datatype* t = s.type;
   char* out = x.address(s.b);
-  unpack_from(g.data(g.n - 1, sl), out, s.count, t);
+  const int64_t bytes = s.count * t->size();
+  unpack_from(g.data(g.n - 1, x.seq, bytes), out, s.count, t);
   for (int r = g.n - 2; r >= 0; --r) {
-    const errc e = core::reduce_typed(*x.op, g.data(r, sl) - t->true_lb(), out, s.count, *t, type_abi_handle(t));
+    const errc e =
+        core::reduce_typed(*x.op, g.data(r, x.seq, bytes) - t->true_lb(), out, s.count, *t, type_abi_handle(t));
     if (e != errc::success) x.fail(e);
   }
   g.publish(g.done(g.me, sl), x.seq);

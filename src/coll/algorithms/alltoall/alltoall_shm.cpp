@@ -11,11 +11,12 @@ namespace {
 // s.a: the first send block, s.count elements of s.type per block.
 bool publish(const poll_ctx& x, const step& s) {
   const shm::region& g = *shm::region_of(x.c);
-  if (!g.slot_free(x.seq)) return false;
-  const int sl = shm::region::slot_of(x.seq);
   const int64_t block = s.count * s.type->size(), stride = s.count * s.type->extent();
+  if (!g.slot_free(x.seq, g.n * block)) return false;
+  const int sl = shm::region::slot_of(x.seq);
   const char* src = x.address(s.a);
-  for (int j = 0; j < g.n; ++j) shm::pack_into(g.data(g.me, sl) + j * block, src + j * stride, s.count, s.type);
+  char* mine = g.data(g.me, x.seq, g.n * block);
+  for (int j = 0; j < g.n; ++j) shm::pack_into(mine + j * block, src + j * stride, s.count, s.type);
   g.publish(g.arrived(g.me, sl), x.seq);
   return true;
 }
@@ -26,7 +27,8 @@ bool gather(const poll_ctx& x, const step& s) {
   const int sl = shm::region::slot_of(x.seq);
   const int64_t block = s.count * s.type->size(), stride = s.count * s.type->extent();
   char* dst = x.address(s.b);
-  for (int r = 0; r < g.n; ++r) shm::unpack_from(g.data(r, sl) + g.me * block, dst + r * stride, s.count, s.type);
+  for (int r = 0; r < g.n; ++r)
+    shm::unpack_from(g.data(r, x.seq, g.n * block) + g.me * block, dst + r * stride, s.count, s.type);
   g.publish(g.done(g.me, sl), x.seq);
   return true;
 }

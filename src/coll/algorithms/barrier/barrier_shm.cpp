@@ -9,7 +9,7 @@ namespace {
 // later run's arrival must not be taken for an earlier run's data).
 bool arrive(const poll_ctx& x, const step&) {
   const shm::region& g = *shm::region_of(x.c);
-  if (!g.slot_free(x.seq)) return false;
+  if (!g.slot_free(x.seq, 0)) return false;
   g.publish(g.arrived(g.me, shm::region::slot_of(x.seq)), x.seq);
   return true;
 }

@@ -8,9 +8,10 @@ namespace baton::coll {
 namespace {
 bool root_publish(const poll_ctx& x, const step& s) {
   const shm::region& g = *shm::region_of(x.c);
-  if (!g.slot_free(x.seq)) return false;
+  const int64_t bytes = s.count * s.type->size();
+  if (!g.slot_free(x.seq, bytes)) return false;
   const int sl = shm::region::slot_of(x.seq);
-  shm::pack_into(g.data(g.me, sl), x.address(s.a), s.count, s.type);
+  shm::pack_into(g.data(g.me, x.seq, bytes), x.address(s.a), s.count, s.type);
   g.done(g.me, sl).store(x.seq, std::memory_order_relaxed);  // the root reads nothing back
   g.publish(g.arrived(g.me, sl), x.seq);
   return true;
@@ -19,7 +20,7 @@ bool receive(const poll_ctx& x, const step& s) {
   const shm::region& g = *shm::region_of(x.c);
   if (!g.has_arrived(s.peer, x.seq)) return false;
   const int sl = shm::region::slot_of(x.seq);
-  shm::unpack_from(g.data(s.peer, sl), x.address(s.a), s.count, s.type);
+  shm::unpack_from(g.data(s.peer, x.seq, s.count * s.type->size()), x.address(s.a), s.count, s.type);
   g.publish(g.done(g.me, sl), x.seq);
   return true;
 }
