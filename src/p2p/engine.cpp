@@ -645,6 +645,7 @@ errc engine_init() {
     e.shm = true;
     auto& mine = e.seg.area(e.me_local);
     core::progress_set_doorbell(&mine.doorbell, &mine.sleeping);
+    core::progress_set_local_ranks(int(e.seg.nlocal()));
   }
   core::progress_add_poller(shm_poll);
   return errc::success;
