@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <cstring>
+#include <vector>
 #include <string>
 
 #include "coll/algorithms/algorithms.hpp"
+#include "coll/shm_region.hpp"
 #include "core/progress.hpp"
 #include "core/runtime.hpp"
 
@@ -44,14 +47,29 @@ const char* coll_name(coll_kind k) { return g_names[size_t(k)]; }
 const algorithm* algorithms_begin() { return g_algorithms; }
 const algorithm* algorithms_end() { return g_algorithms + sizeof g_algorithms / sizeof g_algorithms[0]; }
 
+namespace {
+// The registry's lines per collective, in registry order (built once).
+struct by_kind_table {
+  std::vector<const algorithm*> lines[size_t(coll_kind::count_)];
+  by_kind_table() {
+    for (const algorithm* al = algorithms_begin(); al != algorithms_end(); ++al) lines[size_t(al->kind)].push_back(al);
+  }
+};
+const std::vector<const algorithm*>& lines_of(coll_kind k) {
+  static const by_kind_table table;
+  return table.lines[size_t(k)];
+}
+}  // namespace
+
 const algorithm* select(const coll_args& a) {
   const algorithm* first_usable = nullptr;
+  const std::vector<const algorithm*>& lines = lines_of(a.kind);
   if (const char* want = env_choice(a.kind)) {
-    for (const algorithm* al = algorithms_begin(); al != algorithms_end(); ++al)
-      if (al->kind == a.kind && std::string(al->name) == want && al->usable(a)) return al;
+    for (const algorithm* al : lines)
+      if (std::strcmp(al->name, want) == 0 && al->usable(a)) return al;
   }
-  for (const algorithm* al = algorithms_begin(); al != algorithms_end(); ++al) {
-    if (al->kind != a.kind || !al->usable(a)) continue;
+  for (const algorithm* al : lines) {
+    if (!al->usable(a)) continue;
     if (al->preferred(a)) return al;
     if (!first_usable) first_usable = al;
   }
@@ -95,11 +113,20 @@ cache_key key_of(const coll_args& a, const algorithm* al) {
                    a.in_place, al};
 }
 
+// The entry each collective hit last: a loop repeating one call finds it at once.
+size_t g_cache_hint[size_t(coll_kind::count_)] = {};
+
 const plan* cache_find(const cache_key& k) {
-  for (cache_entry& e : g_cache)
-    if (e.key == k) {
-      e.used = ++g_cache_clock;
-      return e.p;
+  size_t& hint = g_cache_hint[size_t(k.kind)];
+  if (hint < g_cache.size() && g_cache[hint].key == k) {
+    g_cache[hint].used = ++g_cache_clock;
+    return g_cache[hint].p;
+  }
+  for (size_t i = 0; i < g_cache.size(); ++i)
+    if (g_cache[i].key == k) {
+      g_cache[i].used = ++g_cache_clock;
+      hint = i;
+      return g_cache[i].p;
     }
   return nullptr;
 }
@@ -119,12 +146,16 @@ void cache_insert(const cache_key& k, const plan* p) {
 void cache_clear() {
   for (cache_entry& e : g_cache) e.p->release();
   g_cache.clear();
+  run_pool_clear();
+  shm::region_release(core::rt().world);
 }
 
-errc start(const coll_args& a, bool nonblocking, core::request** out) {
-  core::engine_guard g;
+namespace {
+// Takes the collective's sequence number and finds or builds its plan (engine lock held). On
+// success *out holds a reference the caller releases.
+errc prepare(const coll_args& a, uint64_t* seq, const plan** out) {
   // Every rank consumes one sequence number per collective, whatever happens below.
-  const uint64_t seq = a.c->coll_seq++;
+  *seq = a.c->coll_seq++;
   if (a.c->coll_pending >= max_outstanding)
     return core::error_set(errc::other,
                            "%u collective operations are already outstanding on this communicator "
@@ -149,6 +180,16 @@ errc start(const coll_args& a, bool nonblocking, core::request** out) {
     if (use_cache) cache_insert(key, fresh);
     p = fresh;
   }
+  *out = p;
+  return errc::success;
+}
+}  // namespace
+
+errc start(const coll_args& a, bool nonblocking, core::request** out) {
+  core::engine_guard g;
+  uint64_t seq = 0;
+  const plan* p = nullptr;
+  if (errc e = prepare(a, &seq, &p); e != errc::success) return e;
   errc e = run_start(p, a.c, a.sendbuf, a.recvbuf, make_tag_prefix(seq, nonblocking), out);
   p->release();  // the run holds its own reference
   if (nonblocking) core::progress_new_work();
@@ -156,10 +197,25 @@ errc start(const coll_args& a, bool nonblocking, core::request** out) {
 }
 
 errc run_blocking(const coll_args& a) {
+  // The first blocking collective on a communicator sets up its shared-memory region (collective).
+  if (a.c->coll_shm_state == shm::state_none) {
+    if (errc e = shm::region_setup(a.c); e != errc::success) return e;
+  }
   core::request* r = nullptr;
-  if (errc e = start(a, false, &r); e != errc::success) return e;
   {
     core::engine_guard g;
+    uint64_t seq = 0;
+    const plan* p = nullptr;
+    if (errc e = prepare(a, &seq, &p); e != errc::success) return e;
+    if (p->runs_inline) {
+      // A chain of local and shared-memory steps: run it here, without a run or a request.
+      errc e = run_inline(p, a.c, a.sendbuf, a.recvbuf, g);
+      p->release();
+      return e;
+    }
+    errc e = run_start(p, a.c, a.sendbuf, a.recvbuf, make_tag_prefix(seq, false), &r);
+    p->release();
+    if (e != errc::success) return e;
     core::progress_wait(g, [r] { return r->is_complete(); });
   }
   errc e = r->status.error;

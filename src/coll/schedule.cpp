@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <map>
+#include <mutex>
 #include <vector>
 
+#include "coll/shm_region.hpp"
 #include "core/comm.hpp"
 #include "core/datatype.hpp"
 #include "core/op.hpp"
@@ -52,6 +55,14 @@ uint32_t builder::copy(buf_ref src, buf_ref dst, int64_t count, const core::data
   return add(make_step(step_kind::copy, 0, src, dst, count, t), std::vector<uint32_t>(after));
 }
 
+uint32_t builder::poll(poll_fn fn, int peer, buf_ref a, buf_ref b, int64_t count, const core::datatype* t,
+                       std::initializer_list<uint32_t> after) {
+  step s = make_step(step_kind::poll, peer, a, b, count, t);
+  s.fn = fn;
+  p_.uses_shm = true;
+  return add(s, std::vector<uint32_t>(after));
+}
+
 uint8_t builder::temp(int64_t bytes) {
   uint8_t slot = static_cast<uint8_t>(slot_tmp + p_.ntmp);
   p_.tmp_bytes[p_.ntmp++] = bytes;
@@ -80,12 +91,24 @@ void builder::finish() {
     const step& s = p_.steps[j];
     for (uint32_t i = s.dep_begin; i < s.dep_end; ++i) p_.succs[p_.steps[p_.deps[i]].succ_end++] = j;
   }
+  // A chain of local steps (each depends on the one before) can run inline, in index order.
+  p_.runs_inline = p_.ntmp == 0 && n > 0;
+  for (uint32_t j = 0; j < n && p_.runs_inline; ++j) {
+    const step& s = p_.steps[j];
+    if (s.kind == step_kind::send || s.kind == step_kind::recv) p_.runs_inline = false;
+    if (j > 0 && (s.dep_end - s.dep_begin != 1 || p_.deps[s.dep_begin] != j - 1)) p_.runs_inline = false;
+  }
   // message ordinals per (peer, direction), in plan order
   std::map<int, uint32_t> sends, recvs;
   for (step& s : p_.steps) {
     if (s.kind == step_kind::send) s.ordinal = sends[s.peer]++ & 0xfff;
     if (s.kind == step_kind::recv) s.ordinal = recvs[s.peer]++ & 0xfff;
   }
+}
+
+void* type_abi_handle(const core::datatype* t) {
+  return t->is_predefined() ? reinterpret_cast<void*>(static_cast<uintptr_t>(t->abi_code()))
+                            : const_cast<core::datatype*>(t);
 }
 
 // ---- execution ----
@@ -95,10 +118,12 @@ struct run {
   core::comm* c = nullptr;
   void* base[max_slots] = {};
   char* tmp = nullptr;
+  size_t tmp_cap = 0;  // bytes allocated at tmp (kept while the run sits in the pool)
   std::vector<uint32_t> waiting;
   std::vector<uint32_t> completed;  // finished steps not yet retired
   uint32_t remaining = 0;
   int tag_prefix = 0;
+  uint64_t shm_seq = 0;  // plans with poll steps: this run's sequence number on the shared region
   bool queued = false;
   errc error = errc::success;
   core::request* user = nullptr;
@@ -108,6 +133,41 @@ struct run {
 
 namespace {
 std::vector<run*> g_ready;
+// Poll steps waiting for their condition, per communicator, in the order of their runs' shared
+// sequence numbers. A step of run q can only complete once this rank's run q - shm::slots is done
+// (its slot must be free everywhere, or a peer must have published q, which needs the same), so a
+// poll tries only the steps within shm::slots of the oldest pending one: the work per poll does not
+// grow with the number of outstanding collectives.
+struct polling_step {
+  run* r;
+  uint32_t idx;
+  uint64_t seq;
+};
+struct polling_queue {
+  core::comm* c;
+  std::deque<polling_step> steps;
+};
+std::vector<polling_queue> g_polling;
+
+void polling_add(run* r, uint32_t idx) {
+  polling_queue* q = nullptr;
+  for (polling_queue& pq : g_polling)
+    if (pq.c == r->c) q = &pq;
+  if (!q) {
+    g_polling.push_back(polling_queue{r->c, {}});
+    q = &g_polling.back();
+  }
+  const polling_step ps{r, idx, r->shm_seq};
+  auto& d = q->steps;
+  if (d.empty() || d.back().seq <= ps.seq) {
+    d.push_back(ps);
+    return;
+  }
+  // A successor step of a run in the window: its place is near the front.
+  auto it = d.begin();
+  while (it != d.end() && it->seq <= ps.seq) ++it;
+  d.insert(it, ps);
+}
 uint64_t g_in_flight = 0;
 bool g_registered = false;
 
@@ -135,14 +195,16 @@ void on_bound_step_complete(core::request* q) {
 
 char* address(run* r, buf_ref b) { return static_cast<char*>(r->base[b.slot]) + b.offset; }
 
-void* type_handle(const core::datatype* t) {
-  return t->is_predefined() ? reinterpret_cast<void*>(static_cast<uintptr_t>(t->abi_code()))
-                            : const_cast<core::datatype*>(t);
-}
+void* type_handle(const core::datatype* t) { return type_abi_handle(t); }
 
 void do_reduce(run* r, const step& s) {
   errc e = core::reduce_typed(*r->p->op, address(r, s.a), address(r, s.b), s.count, *s.type, type_handle(s.type));
   if (e != errc::success && r->error == errc::success) r->error = e;
+}
+
+bool try_poll(run* r, const step& s) {
+  const poll_ctx ctx{r->c, r->shm_seq, r->base, r->p->op, &r->error};
+  return s.fn(ctx, s);
 }
 
 void start_step(run* r, uint32_t idx) {
@@ -168,6 +230,12 @@ void start_step(run* r, uint32_t idx) {
       r->completed.push_back(idx);
       break;
     }
+    case step_kind::poll:
+      if (try_poll(r, s))
+        r->completed.push_back(idx);
+      else
+        polling_add(r, idx);
+      break;
   }
 }
 
@@ -200,7 +268,7 @@ void advance(run* r) {
   if (r->remaining == 0) finish_run(r);
 }
 
-bool coll_poll() {
+bool run_ready() {
   if (g_ready.empty()) return false;
   static std::vector<run*> batch;  // swapped with g_ready, so neither allocates in the steady state
   batch.swap(g_ready);
@@ -209,13 +277,104 @@ bool coll_poll() {
   return true;
 }
 
+bool coll_poll() {
+  bool moved = run_ready();
+  if (g_polling.empty()) return moved;
+  bool polled = false;
+  for (size_t k = 0; k < g_polling.size();) {
+    auto& d = g_polling[k].steps;
+    const uint64_t window_end = d.front().seq + shm::slots;
+    for (auto it = d.begin(); it != d.end() && it->seq < window_end;) {
+      const polling_step ps = *it;
+      if (try_poll(ps.r, ps.r->p->steps[ps.idx])) {
+        it = d.erase(it);
+        ps.r->completed.push_back(ps.idx);
+        queue(ps.r);
+        polled = true;
+      } else {
+        ++it;
+      }
+    }
+    if (d.empty()) {
+      g_polling[k] = std::move(g_polling.back());
+      g_polling.pop_back();
+    } else {
+      ++k;
+    }
+  }
+  if (polled) run_ready();
+  return moved || polled;
+}
+
+// Finished runs are kept for reuse (with their step vectors and temporaries), so starting a
+// collective allocates nothing in the common case. Runs are destroyed by whichever thread retires
+// the request, outside the engine lock, hence the pool's own lock (taken only with threads).
+constexpr size_t run_pool_max = 64;
+constexpr size_t run_pool_tmp_max = size_t{4} << 20;  // larger temporaries are not kept
+std::vector<run*> g_run_pool;
+std::mutex g_run_pool_mutex;
+
+struct pool_lock {
+  bool on = core::rt().threaded;
+  pool_lock() {
+    if (on) g_run_pool_mutex.lock();
+  }
+  ~pool_lock() {
+    if (on) g_run_pool_mutex.unlock();
+  }
+};
+
+run* run_get() {
+  {
+    pool_lock g;
+    if (!g_run_pool.empty()) {
+      run* r = g_run_pool.back();
+      g_run_pool.pop_back();
+      return r;
+    }
+  }
+  return new run;
+}
+
+void run_put(run* r) {
+  r->completed.clear();
+  r->error = errc::success;
+  r->queued = false;
+  r->shm_seq = 0;
+  if (r->tmp_cap > run_pool_tmp_max) {
+    std::free(r->tmp);
+    r->tmp = nullptr;
+    r->tmp_cap = 0;
+  }
+  {
+    pool_lock g;
+    if (g_run_pool.size() < run_pool_max) {
+      g_run_pool.push_back(r);
+      return;
+    }
+  }
+  std::free(r->tmp);
+  delete r;
+}
+
+}  // namespace
+
+void run_pool_clear() {
+  pool_lock g;
+  for (run* r : g_run_pool) {
+    std::free(r->tmp);
+    delete r;
+  }
+  g_run_pool.clear();
+}
+
+namespace {
 void destroy_run(core::request* q) {
   run* r = static_cast<run*>(q->ext);
   if (!r) return;
-  std::free(r->tmp);
   r->p->release();
   r->c->release();
-  delete r;
+  run_put(r);
   q->ext = nullptr;
 }
 
@@ -236,11 +395,37 @@ void schedule_init() {
 
 uint64_t runs_in_flight() { return g_in_flight; }
 
+errc run_inline(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf, core::engine_guard& g) {
+  void* base[max_slots] = {const_cast<void*>(sendbuf), recvbuf};
+  errc error = errc::success;
+  const poll_ctx ctx{c, p->uses_shm ? ++c->coll_shm_seq : 0, base, p->op, &error};
+  for (const step& s : p->steps) {
+    switch (s.kind) {
+      case step_kind::poll:
+        core::progress_wait(g, [&ctx, &s] { return s.fn(ctx, s); });
+        break;
+      case step_kind::reduce: {
+        errc e = core::reduce_typed(*p->op, ctx.address(s.a), ctx.address(s.b), s.count, *s.type, type_abi_handle(s.type));
+        if (e != errc::success) ctx.fail(e);
+        break;
+      }
+      case step_kind::copy: {
+        uint64_t bytes = 0;
+        (void)core::copy_typed(ctx.address(s.a), s.count, *s.type, ctx.address(s.b), s.count, *s.type, &bytes);
+        break;
+      }
+      default:
+        return core::error_set(errc::intern, "a plan with messages cannot run inline");
+    }
+  }
+  return error;
+}
+
 namespace {
 // A run of p on c with these buffers: references, temporaries and per-step state, not started.
 run* make_run(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf) {
   schedule_init();
-  run* r = new run;
+  run* r = run_get();
   r->p = p;
   p->retain();
   r->c = c;
@@ -249,7 +434,11 @@ run* make_run(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf) 
   r->base[slot_recv] = recvbuf;
   int64_t total = 0;
   for (int k = 0; k < p->ntmp; ++k) total += (p->tmp_bytes[k] + 63) / 64 * 64;
-  if (total) r->tmp = static_cast<char*>(std::aligned_alloc(64, static_cast<size_t>(total)));
+  if (size_t(total) > r->tmp_cap) {
+    std::free(r->tmp);
+    r->tmp = static_cast<char*>(std::aligned_alloc(64, static_cast<size_t>(total)));
+    r->tmp_cap = size_t(total);
+  }
   int64_t at = 0;
   for (int k = 0; k < p->ntmp; ++k) {
     r->base[slot_tmp + k] = r->tmp + at;
@@ -262,6 +451,7 @@ run* make_run(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf) 
 // Starts every step without dependencies; the run finishes inside when nothing waits.
 void launch(run* r) {
   const plan* p = r->p;
+  if (p->uses_shm) r->shm_seq = ++r->c->coll_shm_seq;  // bound runs never have shm steps
   ++r->c->coll_pending;
   ++g_in_flight;
   core::progress_inflight_add(1);

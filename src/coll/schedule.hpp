@@ -25,6 +25,7 @@
 
 #include "core/error.hpp"
 #include "core/request.hpp"
+#include "core/runtime.hpp"
 
 namespace baton::core {
 class comm;
@@ -44,7 +45,27 @@ struct buf_ref {
   int64_t offset = 0;  // bytes from the slot's base
 };
 
-enum class step_kind : uint8_t { send, recv, reduce, copy };
+enum class step_kind : uint8_t { send, recv, reduce, copy, poll };
+
+struct step;
+
+// What a poll step sees of its run: the communicator, the run's shared-memory sequence number
+// (plans with poll steps consume one per run, see plan::uses_shm), the slot base addresses, the
+// plan's op, and where to record an error.
+struct poll_ctx {
+  core::comm* c = nullptr;
+  uint64_t seq = 0;
+  void* const* base = nullptr;
+  const core::op* op = nullptr;
+  errc* error = nullptr;
+  char* address(buf_ref b) const { return static_cast<char*>(base[b.slot]) + b.offset; }
+  void fail(errc e) const {
+    if (*error == errc::success) *error = e;
+  }
+};
+// A poll step's work: returns true once the step is done, false to be polled again (it must not
+// block). Used by the shared-memory algorithms (wait for a flag, publish, read peers' buffers).
+using poll_fn = bool (*)(const poll_ctx& ctx, const step& s);
 
 struct step {
   step_kind kind = step_kind::send;
@@ -54,6 +75,7 @@ struct step {
   buf_ref b;                 // reduce: inout (inout = a op inout); copy: destination
   int64_t count = 0;         // elements of `type`
   const core::datatype* type = nullptr;
+  poll_fn fn = nullptr;      // poll: the work (peer, a, b, count, type are its arguments)
   uint32_t dep_begin = 0, dep_end = 0;    // plan::deps[dep_begin, dep_end): steps to wait for
   uint32_t succ_begin = 0, succ_end = 0;  // plan::succs: steps that wait for this one
 };
@@ -80,6 +102,8 @@ class plan {
   const core::op* op = nullptr;                  // reductions (retained)
   std::vector<const core::datatype*> types;      // every datatype the steps use (retained)
   bool commutative_order = true;
+  bool runs_inline = false;  // a chain of poll/copy/reduce steps without temporaries (run_inline can run it)
+  bool uses_shm = false;  // has poll steps on the communicator's shared region: each run takes a sequence number
   mutable std::atomic<int> refs{1};  // the builder's reference, plus one per run and cache entry
 
   void retain() const { refs.fetch_add(1, std::memory_order_relaxed); }
@@ -105,6 +129,10 @@ class builder {
                   std::initializer_list<uint32_t> after = {});
   uint32_t copy(buf_ref src, buf_ref dst, int64_t count, const core::datatype* t,
                 std::initializer_list<uint32_t> after = {});
+  // A step the executor polls until fn returns true (peer, a, b, count, t are fn's arguments).
+  // Marks the plan as using the communicator's shared-memory region.
+  uint32_t poll(poll_fn fn, int peer, buf_ref a, buf_ref b, int64_t count, const core::datatype* t,
+                std::initializer_list<uint32_t> after = {});
   // Variants taking a dependency vector.
   uint32_t add(step s, const std::vector<uint32_t>& after);
 
@@ -128,6 +156,12 @@ struct run;
 // reference on `p`.
 [[nodiscard]] errc run_start(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf, int tag_prefix,
                              core::request** out);
+
+// Runs a plan with runs_inline set to completion on the caller's stack (blocking collectives):
+// no run, no request; poll steps wait through the progress engine. Expects the engine lock held
+// (released while waiting). Returns the first error of the steps.
+[[nodiscard]] errc run_inline(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf,
+                              core::engine_guard& g);
 
 // Collective tag layout (31 bits): bit 30 nonblocking, bits 12..29 sequence, bits 0..11 ordinal.
 // The sequence wraps every 2^18 collectives, so at most max_outstanding collectives may be running
@@ -159,6 +193,12 @@ inline int persistent_tag(uint32_t id, uint32_t ordinal) {
 void run_restart(run* r);
 // Releases a bound run that is not running.
 void run_unbind(run* r);
+// The handle a user op's callback receives for datatype t (the ABI code of a predefined type, the
+// object's address otherwise).
+void* type_abi_handle(const core::datatype* t);
+
+// Frees the pool of finished runs (at MPI_Finalize).
+void run_pool_clear();
 
 // Registers the collective poller with the progress engine (once).
 void schedule_init();

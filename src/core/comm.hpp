@@ -48,6 +48,13 @@ class comm {
   uint32_t coll_pending = 0; // collective schedules of this communicator still running
   uint64_t pcoll_seq = 0;    // persistent collective inits so far (src/coll/persistent.cpp)
   std::vector<uint64_t> pcoll_live;  // bitmap of persistent collective ids in use (lazily sized)
+  // Shared-memory collectives (src/coll/shm_region.hpp): the region, its state, the sequence
+  // number its runs consume (identically on every rank), and how to unmap it when the
+  // communicator is destroyed.
+  void* coll_shm = nullptr;
+  uint8_t coll_shm_state = 0;
+  uint64_t coll_shm_seq = 0;
+  void (*coll_shm_free)(comm*) = nullptr;
   std::vector<attribute> attrs;  // cached attributes, in the order first set (src/abi runs callbacks)
   std::vector<std::pair<std::string, std::string>> hints;  // info hints (MPI_Comm_set_info)
 

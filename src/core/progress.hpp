@@ -72,6 +72,9 @@ struct backoff_policy {
   long sleep_ns = 10000000;     // then sleeping on the doorbell (futex timeout as a safety net)
 };
 backoff_policy& progress_backoff();
+// Called at start-up with the number of ranks on this host: when they outnumber the cores this
+// process may use, waiting skips the spinning phase (unless BATON_SPIN_US says otherwise).
+void progress_set_local_ranks(int nlocal);
 
 inline uint64_t progress_now_ns() {
   struct timespec ts;

@@ -696,6 +696,7 @@ errc engine_init() {
     e.shm = true;
     auto& mine = e.seg.area(e.me_local);
     core::progress_set_doorbell(&mine.doorbell, &mine.sleeping);
+    core::progress_set_local_ranks(int(e.seg.nlocal()));
   } else if (R.use_ucx) {
     if (errc err = R.pmi.barrier(); err != errc::success) return err;
   }
@@ -1146,4 +1147,20 @@ errc isendrecv(const void* sendbuf, int64_t scount, const datatype* stype, int d
   return errc::success;
 }
 
+}  // namespace baton::p2p
+
+namespace baton::p2p {
+void wake_local_ranks(const uint32_t* locals, int n) {
+  if (g_engine == nullptr || eng().seg.nlocal() < 2) return;
+  segment& s = eng().seg;
+  transport::shm::full_fence();
+  for (int i = 0; i < n; ++i) {
+    if (locals[i] == eng().me_local) continue;
+    auto& a = s.area(locals[i]);
+    if (a.sleeping.load(std::memory_order_relaxed)) {
+      a.doorbell.fetch_add(1, std::memory_order_release);
+      transport::shm::futex_wake(&a.doorbell);
+    }
+  }
+}
 }  // namespace baton::p2p

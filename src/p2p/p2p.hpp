@@ -122,3 +122,9 @@ namespace baton::p2p {
                              void* recvbuf, int64_t rcount, const datatype* rtype, int source, int rtag, comm* c,
                              bool replace, request** out);
 }  // namespace baton::p2p
+
+namespace baton::p2p {
+// For the shared-memory collectives: after publishing a flag in shared memory, rings the doorbell
+// of each listed rank of this host (indices on the host) that sleeps waiting for progress.
+void wake_local_ranks(const uint32_t* locals, int n);
+}  // namespace baton::p2p

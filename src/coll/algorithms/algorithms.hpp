@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "coll/coll.hpp"
+#include "coll/shm_region.hpp"
 #include "core/comm.hpp"
 #include "core/datatype.hpp"
 #include "core/op.hpp"
@@ -97,6 +98,27 @@ inline bool bcast_large(const coll_args& a) { return message_bytes(a) >= large_m
 // when the rank count is not a power of two (Rabenseifner's fold doubles the folded ranks' traffic).
 inline bool ring_allreduce_preferred(const coll_args& a) {
   return large_message(a) && (message_bytes(a) >= huge_message_bytes || !power_of_two(a.c->size));
+}
+
+// -- shared-memory algorithms (src/coll/shm_region.hpp) --
+// Usable once the communicator has its region (the state is the same on every rank) and the
+// message fits one data slot; reductions also need a contiguous datatype (the same on every rank
+// for reduce and allreduce). Bcast compares bytes, which agree on every rank.
+inline bool shm_barrier_usable(const coll_args& a) { return shm::region_ready(a.c); }
+inline bool shm_bcast_usable(const coll_args& a) {
+  return shm::region_ready(a.c) && message_bytes(a) <= shm::slot_bytes;
+}
+inline bool shm_reduce_usable(const coll_args& a) {
+  return shm::region_ready(a.c) && a.type->is_contiguous() && message_bytes(a) <= shm::slot_bytes;
+}
+// Each rank reduces all n inputs, so the shared-memory reductions win while n x bytes is small.
+inline bool shm_reduce_preferred(const coll_args& a) {
+  return message_bytes(a) * a.c->size <= (int64_t{256} << 10);
+}
+
+// Alltoall: all n blocks of a rank fit one slot (block bytes agree on every rank).
+inline bool shm_alltoall_usable(const coll_args& a) {
+  return shm::region_ready(a.c) && a.c->size * a.rcount * a.rtype->size() <= shm::slot_bytes;
 }
 
 // -- gather(v), scatter(v), allgather(v): selection predicates --

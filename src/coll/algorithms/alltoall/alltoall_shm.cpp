@@ -1,0 +1,45 @@
+// Shared-memory alltoall: every rank packs its n send blocks into its data buffer in the
+// communicator's region and raises its flag; once all flags show this run, every rank unpacks
+// block `me` of every rank's buffer into its receive buffer (src/coll/shm_region.hpp). Any
+// datatypes (the region holds packed bytes); in place too (the blocks are packed before anything
+// is overwritten); up to shm::slot_bytes of blocks per rank.
+#include "coll/algorithms/shm_common.hpp"
+
+namespace baton::coll {
+
+namespace {
+// s.a: the first send block, s.count elements of s.type per block.
+bool publish(const poll_ctx& x, const step& s) {
+  const shm::region& g = *shm::region_of(x.c);
+  const int64_t block = s.count * s.type->size(), stride = s.count * s.type->extent();
+  if (!g.slot_free(x.seq, g.n * block)) return false;
+  const int sl = shm::region::slot_of(x.seq);
+  const char* src = x.address(s.a);
+  char* mine = g.data(g.me, x.seq, g.n * block);
+  for (int j = 0; j < g.n; ++j) shm::pack_into(mine + j * block, src + j * stride, s.count, s.type);
+  g.publish(g.arrived(g.me, sl), x.seq);
+  return true;
+}
+// s.b: the first receive block, s.count elements of s.type per block.
+bool gather(const poll_ctx& x, const step& s) {
+  const shm::region& g = *shm::region_of(x.c);
+  if (!g.all_arrived(x.seq)) return false;
+  const int sl = shm::region::slot_of(x.seq);
+  const int64_t block = s.count * s.type->size(), stride = s.count * s.type->extent();
+  char* dst = x.address(s.b);
+  for (int r = 0; r < g.n; ++r)
+    shm::unpack_from(g.data(r, x.seq, g.n * block) + g.me * block, dst + r * stride, s.count, s.type);
+  g.publish(g.done(g.me, sl), x.seq);
+  return true;
+}
+}  // namespace
+
+errc alltoall_shm(const coll_args& a, builder& b) {
+  const buf_ref recv{slot_recv, 0};
+  const uint32_t p = a.in_place ? b.poll(publish, 0, recv, {}, a.rcount, a.rtype)
+                                : b.poll(publish, 0, buf_ref{slot_send, 0}, {}, a.count, a.type);
+  b.poll(gather, 0, {}, recv, a.rcount, a.rtype, {p});
+  return errc::success;
+}
+
+}  // namespace baton::coll

@@ -1,0 +1,162 @@
+#include "coll/shm_region.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "coll/coll.hpp"
+#include "core/datatype.hpp"
+#include "core/op.hpp"
+#include "core/runtime.hpp"
+#include "p2p/p2p.hpp"
+
+namespace baton::coll::shm {
+
+namespace {
+std::atomic<int> g_live{0};
+uint32_t g_next_id = 0;
+
+// Segment name of the region rank 0 of a communicator makes: its pid and a counter.
+void region_name(char* out, size_t len, int32_t pid, uint32_t id) {
+  std::snprintf(out, len, "/baton.coll.%d.%u", int(pid), unsigned(id));
+}
+
+size_t region_bytes(int n, size_t* small_off, size_t* large_off) {
+  const size_t flags = size_t(2) * size_t(n) * slots * 64;
+  *small_off = (flags + 4095) / 4096 * 4096;
+  *large_off = *small_off + size_t(n) * slots * size_t(small_bytes);
+  return *large_off + size_t(n) * large_slots * size_t(slot_bytes);
+}
+
+char* map_fd(int fd, size_t bytes) {
+  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  return p == MAP_FAILED ? nullptr : static_cast<char*>(p);
+}
+
+void region_free(core::comm* c) {
+  region* g = region_of(c);
+  if (g == nullptr) return;
+  ::munmap(g->base, g->bytes);
+  delete g;
+  c->coll_shm = nullptr;
+  c->coll_shm_state = state_off;
+  g_live.fetch_sub(1, std::memory_order_relaxed);
+}
+
+bool wanted(const core::comm* c) {
+  static const bool off = [] {
+    const char* v = std::getenv("BATON_COLL_SHM");
+    return v && std::strcmp(v, "0") == 0;
+  }();
+  if (off || c->size < 2) return false;
+  for (int r = 0; r < c->size; ++r)
+    if (core::rt().local_of_world[size_t(c->world_rank(r))] < 0) return false;
+  return true;
+}
+
+struct setup_info {
+  int32_t ok;
+  int32_t pid;
+  uint32_t id;
+  uint32_t pad;
+};
+}  // namespace
+
+void region::publish(std::atomic<uint64_t>& flag, uint64_t q) const {
+  flag.store(q, std::memory_order_release);
+  p2p::wake_local_ranks(locals.data(), n);
+}
+
+void region_release(core::comm* c) {
+  if (c == nullptr || c->coll_shm == nullptr) return;
+  core::engine_guard guard;
+  region_free(c);
+}
+
+int regions_live() { return g_live.load(std::memory_order_relaxed); }
+
+errc region_setup(core::comm* c) {
+  if (c->coll_shm_state != state_none) return errc::success;
+  if (!wanted(c)) {
+    c->coll_shm_state = state_off;
+    return errc::success;
+  }
+  c->coll_shm_state = state_busy;  // the agreement's own collectives must not come back here
+
+  size_t small_off = 0, large_off = 0;
+  const size_t bytes = region_bytes(c->size, &small_off, &large_off);
+  char name[64];
+  setup_info info{0, int32_t(::getpid()), 0, 0};
+  char* base = nullptr;
+  if (c->rank == 0) {
+    for (int attempt = 0; attempt < 8 && !base; ++attempt) {
+      info.id = g_next_id++;
+      region_name(name, sizeof name, info.pid, info.id);
+      const int fd = ::shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+      if (fd < 0) continue;  // a stale name: try the next one
+      if (::ftruncate(fd, off_t(bytes)) == 0) base = map_fd(fd, bytes);
+      ::close(fd);
+      if (!base) ::shm_unlink(name);
+    }
+    info.ok = base != nullptr;
+  }
+
+  const core::datatype* byte = core::predefined_datatype(0x247);
+  const core::datatype* int_type = core::predefined_datatype(0x209);
+  coll_args bc;
+  bc.kind = coll_kind::bcast;
+  bc.c = c;
+  bc.recvbuf = &info;
+  bc.count = sizeof info;
+  bc.type = byte;
+  bc.root = 0;
+  errc e = run_blocking(bc);
+  if (e == errc::success && c->rank != 0 && info.ok) {
+    region_name(name, sizeof name, info.pid, info.id);
+    const int fd = ::shm_open(name, O_RDWR, 0600);
+    if (fd >= 0) {
+      base = map_fd(fd, bytes);
+      ::close(fd);
+    }
+  }
+  int32_t mine = base != nullptr, all = 0;
+  if (e == errc::success) {
+    coll_args ar;
+    ar.kind = coll_kind::allreduce;
+    ar.c = c;
+    ar.sendbuf = &mine;
+    ar.recvbuf = &all;
+    ar.count = 1;
+    ar.type = int_type;
+    ar.op = core::predefined_op(core::op_kind::min);
+    e = run_blocking(ar);
+  }
+  if (c->rank == 0 && info.ok) ::shm_unlink(name);  // every rank has opened it (or given up)
+
+  if (e != errc::success || !all) {
+    if (base) ::munmap(base, bytes);
+    c->coll_shm_state = state_off;
+    return e;
+  }
+  auto* g = new region;
+  g->n = c->size;
+  g->me = c->rank;
+  g->base = base;
+  g->bytes = bytes;
+  g->small_off = small_off;
+  g->large_off = large_off;
+  g->locals.resize(size_t(c->size));
+  for (int r = 0; r < c->size; ++r) g->locals[size_t(r)] = uint32_t(core::rt().local_of_world[size_t(c->world_rank(r))]);
+  g_live.fetch_add(1, std::memory_order_relaxed);
+  core::engine_guard guard;  // the progress thread reads these under the lock
+  c->coll_shm = g;
+  c->coll_shm_free = region_free;
+  c->coll_shm_state = state_ready;
+  return errc::success;
+}
+
+}  // namespace baton::coll::shm

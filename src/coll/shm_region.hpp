@@ -1,0 +1,120 @@
+// The shared-memory region of a communicator, for the shared-memory collectives
+// (src/coll/algorithms/*/*_shm.cpp).
+//
+// Lifecycle: the first blocking collective on a communicator of two or more ranks, all on this
+// host, sets the region up (region_setup, collective: rank 0 creates a POSIX
+// shared-memory segment, broadcasts its name, every rank maps it, an allreduce agrees that all
+// succeeded, rank 0 unlinks the name). That happens inside a blocking collective, which every rank
+// calls at the same point of the communicator's collective sequence, so the state (ready or not)
+// is the same on every rank at every later call, and selection predicates may read it. A
+// communicator whose setup failed (no /dev/shm space, ...) keeps using the message algorithms.
+// Each rank unmaps the region when its communicator object is destroyed; the memory lives until
+// the last rank has unmapped it, so a rank may leave while a peer still reads its data.
+//
+// Layout, for n ranks (S = slots = 32 runs in flight, L = large_slots = 4):
+//   arrived[r][s], done[r][s] (s < S): one cache line each, written only by rank r;
+//   small[r][s] (s < S): small_bytes each, and large[r][b] (b < L): slot_bytes each, written only
+//   by rank r. A run moves its data through small[.][q % S] when its message (as every rank
+//   computes it alike) fits small_bytes, else through large[.][q % L].
+// A run of a plan with shared-memory steps takes the communicator's next sequence number q
+// (coll_shm_seq, consumed identically on every rank by plans that every rank selects alike) and
+// uses flag slot s = q % S. Protocol:
+//   - a rank that publishes (data, or only its arrived flag) first waits until done[r][s] >= q - S
+//     for every r (everyone has finished the run that used the flag slot and its small buffer
+//     before), and for a large message also done[r][(q - kL) % S] >= q - kL for k = 1..S/L
+//     (everyone has finished every run back to q - S that may have used large buffer q % L; each
+//     of those waited for its own q - S, which covers the older ones), then writes and stores
+//     arrived[me][s] = q (release);
+//   - a reader waits for arrived[r][s] >= q (acquire) before reading r's buffer;
+//   - every rank stores done[me][s] = q when it has finished with the run, whether it read
+//     anything or not.
+// So a rank's flags of one slot are written in sequence order and only grow (a rank publishes
+// for q only after its own run q - S is done everywhere), and a waiter never misses a value;
+// after each store the writer rings the doorbells of the ranks that sleep (waiters poll, yield,
+// then sleep like every other wait). 32 runs in flight let a bcast root run ahead of slow
+// receivers about as far as the point-to-point rings would.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "core/comm.hpp"
+#include "core/error.hpp"
+
+namespace baton::coll::shm {
+
+constexpr int slots = 32;                               // runs in flight (flag slots)
+constexpr int large_slots = 4;                          // large buffers per rank
+constexpr int64_t small_bytes = 2048;                   // small buffer per rank and flag slot
+constexpr int64_t slot_bytes = int64_t{64} << 10;       // largest message (large buffer)
+
+// comm::coll_shm_state
+enum : uint8_t { state_none = 0, state_busy = 1, state_ready = 2, state_off = 3 };
+
+struct region {
+  int n = 0, me = 0;
+  char* base = nullptr;
+  size_t bytes = 0;
+  std::vector<uint32_t> locals;  // comm rank -> index on the host (doorbells)
+
+  std::atomic<uint64_t>& arrived(int r, int s) const {
+    return *reinterpret_cast<std::atomic<uint64_t>*>(base + (size_t(r) * slots + s) * 64);
+  }
+  std::atomic<uint64_t>& done(int r, int s) const {
+    return *reinterpret_cast<std::atomic<uint64_t>*>(base + (size_t(n + r) * slots + s) * 64);
+  }
+  size_t small_off = 0, large_off = 0;
+  // Rank r's buffer for run q moving `bytes` (the same on every rank).
+  char* data(int r, uint64_t q, int64_t bytes) const {
+    if (bytes <= small_bytes) return base + small_off + (size_t(r) * slots + q % slots) * size_t(small_bytes);
+    return base + large_off + (size_t(r) * large_slots + q % large_slots) * size_t(slot_bytes);
+  }
+
+  static int slot_of(uint64_t q) { return int(q % slots); }
+  // Every rank has finished the runs whose flags or buffer run q reuses.
+  bool slot_free(uint64_t q, int64_t bytes) const {
+    if (q > uint64_t(slots)) {
+      const int s = slot_of(q);
+      for (int r = 0; r < n; ++r)
+        if (done(r, s).load(std::memory_order_acquire) < q - slots) return false;
+    }
+    // Large buffer q % L: every earlier run p = q - L*k may have used it. Runs back to q - S are
+    // checked here; each of them waited in turn for its own q - S, which covers all older ones.
+    if (bytes > small_bytes)
+      for (uint64_t back = large_slots; back <= uint64_t(slots) && back < q; back += large_slots) {
+        const uint64_t prev = q - back;
+        const int s = slot_of(prev);
+        for (int r = 0; r < n; ++r)
+          if (done(r, s).load(std::memory_order_acquire) < prev) return false;
+      }
+    return true;
+  }
+  bool has_arrived(int r, uint64_t q) const {
+    return arrived(r, slot_of(q)).load(std::memory_order_acquire) >= q;
+  }
+  bool all_arrived(uint64_t q) const {
+    for (int r = 0; r < n; ++r)
+      if (!has_arrived(r, q)) return false;
+    return true;
+  }
+  // Stores a flag of this rank and wakes the peers that sleep.
+  void publish(std::atomic<uint64_t>& flag, uint64_t q) const;
+};
+
+inline region* region_of(const core::comm* c) { return static_cast<region*>(c->coll_shm); }
+inline bool region_ready(const core::comm* c) { return c->coll_shm_state == state_ready; }
+
+// Sets up c's region if it has none yet and could have one (see above). Collective over c; call
+// only from a blocking collective, before its own sequence number is taken. Returns an error only
+// when the agreement's own messages fail; a region that cannot be made is not an error.
+[[nodiscard]] core::errc region_setup(core::comm* c);
+
+// Unmaps c's region now (MPI_Finalize, for the predefined communicators, which are never
+// destroyed); c falls back to the message algorithms.
+void region_release(core::comm* c);
+
+// Regions made so far and live now in this process (tests, MPIX_ introspection).
+int regions_live();
+
+}  // namespace baton::coll::shm

@@ -1,0 +1,4 @@
+# Shared-memory collectives across communicator lifecycles (included by tests/mpi/CMakeLists.txt).
+add_mpi_test(NAME coll_shm SOURCES coll_shm.c NP 1 2 3 4 5 8 TIMEOUT 120 LABELS coll)
+add_mpi_test(NAME coll_shm_async SOURCES coll_shm.c NP 2 3 TIMEOUT 120 LABELS coll async
+             ENV BATON_ASYNC_PROGRESS=1)
