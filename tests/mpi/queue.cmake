@@ -1,0 +1,7 @@
+# Queued communication (draft chapter 13): matching, queues, enqueued starts and waits, fence.
+
+# MPI_Match/Matchall/Imatch/Imatchall/Is_matched on persistent point-to-point requests (every
+# protocol size, self, PROC_NULL, wildcards, ties by Match order, vector type, synchronous mode,
+# early arrivals), default queues (ring rounds with fences, many queues at once), matched requests
+# through MPI_Start/MPI_Wait
+add_mpi_test(NAME queue_match SOURCES queue_match.c NP 1 2 3 4 8 TIMEOUT 90 LABELS queue)
