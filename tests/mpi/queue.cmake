@@ -5,3 +5,10 @@
 # early arrivals), default queues (ring rounds with fences, many queues at once), matched requests
 # through MPI_Start/MPI_Wait
 add_mpi_test(NAME queue_match SOURCES queue_match.c NP 1 2 3 4 8 TIMEOUT 90 LABELS queue)
+
+# every misuse the chapter names is refused with its class and changes nothing (unmatched,
+# nonblocking, generalized requests; Startall with one bad request; waits on the wrong queue;
+# Wait/Test/Cancel/Request_free/Start on a request whose enqueued start is pending; freeing a busy
+# queue; unsupported types); asynchronous errors (truncation) reported once by the next fence or
+# enqueue; the library works afterwards
+add_mpi_test(NAME queue_errors SOURCES queue_errors.c NP 1 2 3 4 TIMEOUT 60 LABELS queue)
