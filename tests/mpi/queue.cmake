@@ -12,3 +12,9 @@ add_mpi_test(NAME queue_match SOURCES queue_match.c NP 1 2 3 4 8 TIMEOUT 90 LABE
 # queue; unsupported types); asynchronous errors (truncation) reported once by the next fence or
 # enqueue; the library works afterwards
 add_mpi_test(NAME queue_errors SOURCES queue_errors.c NP 1 2 3 4 TIMEOUT 60 LABELS queue)
+
+# MPIX_QUEUE_TYPE_THREAD: host functions ordered with enqueued starts and waits (a start never
+# begins before the host task enqueued before it, a host task after a wait sees the received data,
+# nothing of round k+1 starts before round k's check), two thread queues beside a default queue
+# and ordinary traffic from the main thread, under MPI_THREAD_SINGLE; runs under TSan ("threads")
+add_mpi_test(NAME queue_thread SOURCES queue_thread.c NP 1 2 3 4 8 TIMEOUT 90 LABELS queue threads)
