@@ -54,6 +54,8 @@ BENCHMARKS = [
           env_variants=True),
     Bench("coll_overlap", 2, "pct", "higher", "IMB-NBC overlap of nonblocking collectives with work", "linear",
           series=True, env_variants=True),
+    Bench("queue_ring", 2, "us", "lower", "Example 13.1 ring per iteration (queue / Startall / Isend) and "
+          "matched-send ping-pong", "log", series=True),
 ]
 
 UNIT_LABEL = {"us": "µs", "GB/s": "GB/s", "MB/s": "MB/s", "pct": "% overlap"}
@@ -71,6 +73,11 @@ ALL_LIBS = "baton,baton-async,mpich,mpich-async,openmpi"
 BENCH_NOTES = {
     "coll_latency": "Per-rank message size (alltoall: the block sent to each peer); ibarrier is listed at 0 B. "
     "Each batch's value is the slowest rank's mean time per call.",
+    "queue_ring": "ring.*: time per iteration of Example 13.1's exchange with both neighbours (size = bytes "
+    "per message); ring.queue enqueues every iteration of a batch on a default MPI_Queue and fences once "
+    "(Baton only: MPICH and Open MPI have no MPI_Queue); ring.startall uses the same (in Baton matched) "
+    "persistent requests. pingpong.*: half round trip with persistent matched requests (Baton only), plain "
+    "persistent requests, and Irecv/Isend.",
     "coll_overlap": "overlap = 100 x (t_pure + t_cpu - t_ovrl) / min(t_pure, t_cpu), clamped to 0..100, "
     "with t_cpu calibrated to about t_pure. `busy`: a compute loop; `idle`: nanosleep (the application "
     "waits without the CPU). t_pure, t_cpu and t_ovrl per launch are in the logs "
