@@ -18,3 +18,14 @@ add_mpi_test(NAME queue_errors SOURCES queue_errors.c NP 1 2 3 4 TIMEOUT 60 LABE
 # nothing of round k+1 starts before round k's check), two thread queues beside a default queue
 # and ordinary traffic from the main thread, under MPI_THREAD_SINGLE; runs under TSan ("threads")
 add_mpi_test(NAME queue_thread SOURCES queue_thread.c NP 1 2 3 4 8 TIMEOUT 90 LABELS queue threads)
+
+# MPIX_QUEUE_TYPE_CUDA on real streams: starts wait for the stream work before them, the stream
+# waits for the messages, two streams at once. Built with the CUDA toolkit; skipped (exit 77, with
+# a line saying why) where there is no GPU.
+if(CUDAToolkit_FOUND)
+  add_mpi_test(NAME queue_cuda SOURCES queue_cuda.c NP 1 2 4 TIMEOUT 90 LABELS queue cuda)
+  target_link_libraries(mpitest_queue_cuda PRIVATE CUDA::cudart)
+  foreach(np 1 2 4)
+    set_tests_properties(queue_cuda.np${np} PROPERTIES SKIP_RETURN_CODE 77)
+  endforeach()
+endif()
