@@ -5,6 +5,9 @@
 # early arrivals), default queues (ring rounds with fences, many queues at once), matched requests
 # through MPI_Start/MPI_Wait
 add_mpi_test(NAME queue_match SOURCES queue_match.c NP 1 2 3 4 8 TIMEOUT 90 LABELS queue)
+# the same with the progress thread advancing queues beside the application thread
+add_mpi_test(NAME queue_match_async SOURCES queue_match.c NP 2 4 TIMEOUT 90 LABELS queue async
+             ENV BATON_ASYNC_PROGRESS=1)
 
 # every misuse the chapter names is refused with its class and changes nothing (unmatched,
 # nonblocking, generalized requests; Startall with one bad request; waits on the wrong queue;
