@@ -4,13 +4,11 @@
 // The by-value queue overloads of mpi.h would make decltype(PMPI_...) ambiguous in BATON_ALIAS.
 #define BATON_NO_QUEUE_BY_VALUE 1
 
-#include <mutex>
-#include <unordered_set>
-#include <vector>
 
 #include "abi/abi.hpp"
 #include "p2p/p2p.hpp"
 #include "queue/queue.hpp"
+#include "queue/small_vec.hpp"
 
 using namespace baton;
 using abi::call;
@@ -19,34 +17,22 @@ namespace bq = baton::queue;
 
 namespace {
 
-// Live queue handles, so that a freed or made-up handle gives MPI_ERR_ARG instead of a crash.
-struct queue_registry {
-  std::mutex m;
-  std::unordered_set<const bq::queue*> live;
-};
-queue_registry& registry() {
-  static auto* r = new queue_registry;
-  return *r;
-}
-
+// A queue handle is the address of the queue object, which carries a magic word (as requests and
+// communicators do): MPI_QUEUE_NULL, a freed or a made-up handle gives MPI_ERR_ARG in most cases.
 errc to_queue(MPI_Queue* h, bq::queue** out) {
   if (!h) return core::error_set(errc::arg, "NULL queue pointer");
   if (*h == MPI_QUEUE_NULL) return core::error_set(errc::arg, "the queue is MPI_QUEUE_NULL");
   auto* q = reinterpret_cast<bq::queue*>(*h);
-  {
-    queue_registry& reg = registry();
-    std::lock_guard<std::mutex> g(reg.m);
-    if (!reg.live.count(q)) return core::error_set(errc::arg, "invalid queue handle (freed or never created)");
-  }
+  if (abi::is_predefined(q) || !bq::queue_valid(q))
+    return core::error_set(errc::arg, "invalid queue handle (freed or never created)");
   *out = q;
   return errc::success;
 }
 
 // Converts count handles; a null or invalid one is refused (naming its index).
-errc to_requests(int count, const MPI_Request* reqs, std::vector<core::request*>* out, core::comm** first) {
+errc to_requests(int count, const MPI_Request* reqs, core::request** out, core::comm** first) {
   if (count < 0) return core::error_set(errc::count, "negative request count %d", count);
   if (count > 0 && !reqs) return core::error_set(errc::arg, "NULL request array");
-  out->resize(static_cast<size_t>(count));
   for (int i = 0; i < count; ++i) {
     core::request* r = nullptr;
     if (errc e = abi::check_request(reqs[i], &r); e != errc::success) {
@@ -58,7 +44,7 @@ errc to_requests(int count, const MPI_Request* reqs, std::vector<core::request*>
       return core::error_set(errc::request, "the request is MPI_REQUEST_NULL");
     }
     if (!*first) *first = r->c;
-    (*out)[size_t(i)] = r;
+    out[i] = r;
   }
   return errc::success;
 }
@@ -77,9 +63,13 @@ void destroy_match_request(core::request* mr) {
 // Matches and waits (MPI_Match, MPI_Matchall).
 int match_blocking(const char* fn, int count, MPI_Request* reqs) {
   if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
-  std::vector<core::request*> rs;
+  if (count < 0) {
+    (void)core::error_set(errc::count, "negative request count %d", count);
+    return abi::raise(fn, nullptr, errc::count);
+  }
+  bq::small_vec<core::request*> rs(static_cast<size_t>(count));
   core::comm* c = nullptr;
-  if (errc e = to_requests(count, reqs, &rs, &c); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = to_requests(count, reqs, rs.data(), &c); e != errc::success) return abi::raise(fn, c, e);
   return call(fn, c, [&] {
     core::request* mr = nullptr;
     if (errc e = bq::match_requests(rs.data(), count, c, &mr); e != errc::success) return e;
@@ -97,9 +87,13 @@ int match_nonblocking(const char* fn, int count, MPI_Request* reqs, MPI_Request*
     (void)core::error_set(errc::arg, "NULL pointer for the match request");
     return abi::raise(fn, nullptr, errc::arg);
   }
-  std::vector<core::request*> rs;
+  if (count < 0) {
+    (void)core::error_set(errc::count, "negative request count %d", count);
+    return abi::raise(fn, nullptr, errc::count);
+  }
+  bq::small_vec<core::request*> rs(static_cast<size_t>(count));
   core::comm* c = nullptr;
-  if (errc e = to_requests(count, reqs, &rs, &c); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = to_requests(count, reqs, rs.data(), &c); e != errc::success) return abi::raise(fn, c, e);
   return call(fn, c, [&] {
     core::request* mr = nullptr;
     if (errc e = bq::match_requests(rs.data(), count, c ? c : core::rt().world, &mr); e != errc::success)
@@ -113,9 +107,13 @@ int enqueue_starts(const char* fn, MPI_Queue* queue, int count, MPI_Request* req
   if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
   bq::queue* q = nullptr;
   if (errc e = to_queue(queue, &q); e != errc::success) return abi::raise(fn, nullptr, e);
-  std::vector<core::request*> rs;
+  if (count < 0) {
+    (void)core::error_set(errc::count, "negative request count %d", count);
+    return abi::raise(fn, nullptr, errc::count);
+  }
+  bq::small_vec<core::request*> rs(static_cast<size_t>(count));
   core::comm* c = nullptr;
-  if (errc e = to_requests(count, reqs, &rs, &c); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = to_requests(count, reqs, rs.data(), &c); e != errc::success) return abi::raise(fn, c, e);
   return call(fn, c, [&] { return bq::enqueue_start(q, rs.data(), count); });
 }
 
@@ -123,12 +121,15 @@ int enqueue_waits(const char* fn, MPI_Queue* queue, int count, MPI_Request* reqs
   if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
   bq::queue* q = nullptr;
   if (errc e = to_queue(queue, &q); e != errc::success) return abi::raise(fn, nullptr, e);
-  std::vector<core::request*> rs;
+  if (count < 0) {
+    (void)core::error_set(errc::count, "negative request count %d", count);
+    return abi::raise(fn, nullptr, errc::count);
+  }
+  bq::small_vec<core::request*> rs(static_cast<size_t>(count));
   core::comm* c = nullptr;
-  if (errc e = to_requests(count, reqs, &rs, &c); e != errc::success) return abi::raise(fn, c, e);
-  std::vector<void*> sts(static_cast<size_t>(count), nullptr);
-  if (statuses != MPI_STATUSES_IGNORE)
-    for (int i = 0; i < count; ++i) sts[size_t(i)] = &statuses[i];
+  if (errc e = to_requests(count, reqs, rs.data(), &c); e != errc::success) return abi::raise(fn, c, e);
+  bq::small_vec<void*> sts(static_cast<size_t>(count));
+  for (int i = 0; i < count; ++i) sts[size_t(i)] = statuses == MPI_STATUSES_IGNORE ? nullptr : &statuses[i];
   return call(fn, c, [&] { return bq::enqueue_wait(q, rs.data(), sts.data(), count, write_status, all); });
 }
 
@@ -221,11 +222,6 @@ int PMPI_Queue_init(MPI_Queue* queue, int type, void* external) {
   return call(fn, nullptr, [&] {
     bq::queue* q = nullptr;
     if (errc e = bq::queue_create(t, external, &q); e != errc::success) return e;
-    {
-      queue_registry& reg = registry();
-      std::lock_guard<std::mutex> g(reg.m);
-      reg.live.insert(q);
-    }
     *queue = reinterpret_cast<MPI_Queue>(q);
     return errc::success;
   });
@@ -237,17 +233,7 @@ int PMPI_Queue_free(MPI_Queue* queue) {
   bq::queue* q = nullptr;
   if (errc e = to_queue(queue, &q); e != errc::success) return abi::raise(fn, nullptr, e);
   return call(fn, nullptr, [&] {
-    {
-      queue_registry& reg = registry();
-      std::lock_guard<std::mutex> g(reg.m);
-      reg.live.erase(q);
-    }
-    if (errc e = bq::queue_destroy(q); e != errc::success) {
-      queue_registry& reg = registry();
-      std::lock_guard<std::mutex> g(reg.m);
-      reg.live.insert(q);
-      return e;
-    }
+    if (errc e = bq::queue_destroy(q); e != errc::success) return e;
     *queue = MPI_QUEUE_NULL;
     return errc::success;
   });

@@ -141,14 +141,6 @@ void executor_wait_idle(queue* q) {
 
 // ---- checks (no side effects) ----
 
-// Whether rs[i] occurs earlier in rs.
-bool repeated(request* const* rs, int i, std::unordered_set<const request*>* seen) {
-  if (seen) return !seen->insert(rs[i]).second;
-  for (int j = 0; j < i; ++j)
-    if (rs[j] == rs[i]) return true;
-  return false;
-}
-
 errc check_start(queue* q, const request* r) {
   if (r->kind == core::req_kind::grequest)
     return core::error_set(errc::request, "a generalized request cannot be enqueued");
@@ -187,19 +179,29 @@ errc check_wait(queue* q, const request* r) {
   return errc::success;
 }
 
+errc check_failed(errc e, int i, int n) {
+  if (n > 1) return core::error_set(e, "request %d of %d: %s", i, n, core::error_message().c_str());
+  return e;
+}
+
+// Checks every request (none twice in the array); no side effects.
 template <class Check>
 errc check_all(queue* q, request* const* rs, int n, Check check) {
-  std::unordered_set<const request*> seen;
-  std::unordered_set<const request*>* sp = n > 32 ? &seen : nullptr;
-  for (int i = 0; i < n; ++i) {
-    errc e = check(q, rs[i]);
-    if (e == errc::success && repeated(rs, i, sp))
-      e = core::error_set(errc::request, "the request appears twice in the array");
-    if (e != errc::success) {
-      if (n > 1) return core::error_set(e, "request %d of %d: %s", i, n, core::error_message().c_str());
-      return e;
-    }
+  for (int i = 0; i < n; ++i)
+    if (errc e = check(q, rs[i]); e != errc::success) return check_failed(e, i, n);
+  if (n <= 1) return errc::success;
+  auto twice = [n](int i) {
+    return check_failed(core::error_set(errc::request, "the request appears twice in the array"), i, n);
+  };
+  if (n <= 32) {
+    for (int i = 1; i < n; ++i)
+      for (int j = 0; j < i; ++j)
+        if (rs[j] == rs[i]) return twice(i);
+    return errc::success;
   }
+  std::unordered_set<const request*> seen;
+  for (int i = 0; i < n; ++i)
+    if (!seen.insert(rs[i]).second) return twice(i);
   return errc::success;
 }
 
@@ -299,40 +301,49 @@ errc queue_destroy(queue* q) {
   return errc::success;
 }
 
+namespace {
+op make_op(op::kind_t k, request* r) {
+  op o;
+  o.kind = k;
+  o.r = r;
+  return o;
+}
+}  // namespace
+
 errc enqueue_start(queue* q, request* const* rs, int n) {
   core::engine_guard g;
   if (errc e = take_error(q); e != errc::success) return e;
   if (errc e = check_all(q, rs, n, check_start); e != errc::success) return e;
   if (n == 0) return errc::success;
-  std::vector<op> ops(static_cast<size_t>(n));
-  for (int i = 0; i < n; ++i) {
-    ops[size_t(i)].kind = op::start;
-    ops[size_t(i)].r = rs[i];
-  }
+  uint32_t seq = 0;
   if (q->cu) {
-    if (errc e = cuda_enqueue(q, ops.data(), n); e != errc::success) return e;
+    if (errc e = cuda_record_starts(q, n, &seq); e != errc::success) return e;
   }
   for (int i = 0; i < n; ++i) {
     rs[i]->queue = q;
     ++rs[i]->q_starts;
   }
-  switch (q->type) {
-    case queue_type::standard:
-      if (q->ops.empty()) {  // nothing earlier is pending: an enqueued start is MPI_Start
-        for (int i = 0; i < n; ++i) execute_start(q, rs[i]);
-        return errc::success;
-      }
-      [[fallthrough]];
-    case queue_type::cuda:
-      for (const op& o : ops) q->ops.push_back(o);
-      queue_list(q);
-      advance(q);
-      core::progress_new_work();
-      break;
-    case queue_type::thread:
-      executor_push(q, ops.data(), n);
-      break;
+  if (q->type == queue_type::thread) {
+    executor& x = *q->ex;
+    {
+      std::lock_guard<std::mutex> lk(x.m);
+      for (int i = 0; i < n; ++i) x.tasks.push_back(make_op(op::start, rs[i]));
+    }
+    x.work_cv.notify_one();
+    return errc::success;
   }
+  if (q->type == queue_type::standard && q->ops.empty()) {
+    // Nothing earlier is pending: an enqueued start is MPI_Start.
+    for (int i = 0; i < n; ++i) execute_start(q, rs[i]);
+    return errc::success;
+  }
+  for (int i = 0; i < n; ++i) {
+    q->ops.push_back(make_op(op::start, rs[i]));
+    q->ops.back().seq = q->cu ? seq + static_cast<uint32_t>(i) : 0;
+  }
+  queue_list(q);
+  advance(q);
+  core::progress_new_work();
   return errc::success;
 }
 
@@ -341,24 +352,29 @@ errc enqueue_wait(queue* q, request* const* rs, void* const* statuses, int n, st
   if (errc e = take_error(q); e != errc::success) return e;
   if (errc e = check_all(q, rs, n, check_wait); e != errc::success) return e;
   if (n == 0) return errc::success;
-  std::vector<op> ops(static_cast<size_t>(n));
-  for (int i = 0; i < n; ++i) {
-    op& o = ops[size_t(i)];
-    o.kind = op::wait;
-    o.r = rs[i];
+  uint32_t seq = 0;
+  if (q->cu) {
+    if (errc e = cuda_record_wait(q, &seq); e != errc::success) return e;
+  }
+  auto make = [&](int i) {
+    op o = make_op(op::wait, rs[i]);
     o.status = statuses ? statuses[i] : nullptr;
     o.write = w;
     o.set_error = set_error;
-  }
-  if (q->cu) {
-    if (errc e = cuda_enqueue(q, ops.data(), n); e != errc::success) return e;
-  }
+    o.seq = i == n - 1 ? seq : 0;  // cuda: the stream goes on after the last wait of the call
+    return o;
+  };
   for (int i = 0; i < n; ++i) ++rs[i]->q_waits;
   if (q->type == queue_type::thread) {
-    executor_push(q, ops.data(), n);
+    executor& x = *q->ex;
+    {
+      std::lock_guard<std::mutex> lk(x.m);
+      for (int i = 0; i < n; ++i) x.tasks.push_back(make(i));
+    }
+    x.work_cv.notify_one();
     return errc::success;
   }
-  for (const op& o : ops) q->ops.push_back(o);
+  for (int i = 0; i < n; ++i) q->ops.push_back(make(i));
   queue_list(q);
   advance(q);  // completion begins now; the poller finishes it
   return errc::success;

@@ -40,7 +40,8 @@ errc cuda_create(queue*) {
                          "MPIX_QUEUE_TYPE_CUDA is not available: Baton was built without the CUDA toolkit");
 }
 void cuda_destroy(queue*) {}
-errc cuda_enqueue(queue*, op*, int) { return errc::unsupported_operation; }
+errc cuda_record_starts(queue*, int, uint32_t*) { return errc::unsupported_operation; }
+errc cuda_record_wait(queue*, uint32_t*) { return errc::unsupported_operation; }
 bool cuda_start_ready(queue*, const op&) { return true; }
 void cuda_wait_done(queue*, const op&) {}
 errc cuda_fence_stream(queue*) { return errc::success; }
@@ -140,21 +141,29 @@ void cuda_destroy(queue* q) {
   q->cu = nullptr;
 }
 
-errc cuda_enqueue(queue* q, op* ops, int n) {
+errc cuda_record_starts(queue* q, int n, uint32_t* first) {
   cuda_state& s = *q->cu;
   driver& d = drv();
-  if (ops[0].kind == op::start) {
-    for (int i = 0; i < n; ++i) {
-      CUresult r = d.stream_write_value32(s.stream, s.dev, s.next_trigger + 1, CU_STREAM_WRITE_VALUE_DEFAULT);
-      if (r != CUDA_SUCCESS)
-        return core::error_set(errc::other, "MPIX_QUEUE_TYPE_CUDA: cuStreamWriteValue32: %s", cu_err(r));
-      ops[i].seq = ++s.next_trigger;
+  const uint32_t base = s.next_trigger;
+  for (int i = 0; i < n; ++i) {
+    // A start triggers when the stream has written its value (stream order: after earlier work).
+    CUresult r = d.stream_write_value32(s.stream, s.dev, base + 1 + static_cast<uint32_t>(i),
+                                        CU_STREAM_WRITE_VALUE_DEFAULT);
+    if (r != CUDA_SUCCESS) {
+      if (i > 0) s.next_trigger = base + static_cast<uint32_t>(i);  // those writes are on the stream
+      return core::error_set(errc::other, "MPIX_QUEUE_TYPE_CUDA: cuStreamWriteValue32: %s", cu_err(r));
     }
-    return errc::success;
   }
-  CUresult r = d.stream_wait_value32(s.stream, s.dev + 64, s.next_done + 1, CU_STREAM_WAIT_VALUE_GEQ);
+  s.next_trigger = base + static_cast<uint32_t>(n);
+  *first = base + 1;
+  return errc::success;
+}
+
+errc cuda_record_wait(queue* q, uint32_t* seq) {
+  cuda_state& s = *q->cu;
+  CUresult r = drv().stream_wait_value32(s.stream, s.dev + 64, s.next_done + 1, CU_STREAM_WAIT_VALUE_GEQ);
   if (r != CUDA_SUCCESS) return core::error_set(errc::other, "MPIX_QUEUE_TYPE_CUDA: cuStreamWaitValue32: %s", cu_err(r));
-  ops[n - 1].seq = ++s.next_done;  // the stream goes on when the last wait of the batch is done
+  *seq = ++s.next_done;
   return errc::success;
 }
 

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "queue/queue.hpp"
 
@@ -20,6 +21,34 @@ struct op {
   void (*fn)(void*) = nullptr;  // host
   void* arg = nullptr;
   uint32_t seq = 0;         // cuda: trigger value (start) / completion value to publish (wait)
+};
+
+// FIFO of operations: a circular buffer that grows by doubling and never shrinks, so a queue in
+// its steady state allocates nothing per operation.
+class op_ring {
+ public:
+  bool empty() const { return head_ == tail_; }
+  size_t size() const { return tail_ - head_; }
+  op& front() { return buf_[head_ & mask_]; }
+  op& back() { return buf_[(tail_ - 1) & mask_]; }
+  void pop_front() { ++head_; }
+  void push_back(const op& o) {
+    if (size() == buf_.size()) grow();
+    buf_[tail_++ & mask_] = o;
+  }
+
+ private:
+  void grow() {
+    std::vector<op> b(buf_.empty() ? 64 : buf_.size() * 2);
+    const size_t n = size();
+    for (size_t i = 0; i < n; ++i) b[i] = buf_[(head_ + i) & mask_];
+    buf_.swap(b);
+    head_ = 0;
+    tail_ = n;
+    mask_ = buf_.size() - 1;
+  }
+  std::vector<op> buf_;
+  size_t head_ = 0, tail_ = 0, mask_ = 0;
 };
 
 // Host executor of a thread queue.
@@ -40,7 +69,7 @@ class queue {
   uint32_t magic = queue_magic;
   queue_type type = queue_type::standard;
   void* external = nullptr;
-  std::deque<op> ops;  // standard / cuda: operations not yet executed (engine lock)
+  op_ring ops;  // standard / cuda: operations not yet executed (engine lock)
   bool listed = false; // in the poller's list of queues with work
   bool advancing = false;
   errc async_error = errc::success;
@@ -58,9 +87,11 @@ void queue_list(queue* q);
 // CUDA type (queue_cuda.cpp). Without the CUDA toolkit, create refuses (unsupported operation).
 [[nodiscard]] errc cuda_create(queue* q);
 void cuda_destroy(queue* q);
-// Records the stream operations for ops about to be appended (starts: one stream write each;
-// waits: one stream wait after the last). Sets op.seq. Engine lock held.
-[[nodiscard]] errc cuda_enqueue(queue* q, op* ops, int n);
+// Records on the stream: one trigger write per start (values *first, *first + 1, ...), or one
+// wait for the completion value *seq (published when the last wait of the call completes).
+// Engine lock held; nothing is recorded on failure.
+[[nodiscard]] errc cuda_record_starts(queue* q, int n, uint32_t* first);
+[[nodiscard]] errc cuda_record_wait(queue* q, uint32_t* seq);
 // Head op may execute now (start: the stream reached it).
 bool cuda_start_ready(queue* q, const op& o);
 // A wait completed: publish its value so the stream goes on.
