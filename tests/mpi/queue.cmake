@@ -14,7 +14,7 @@ add_mpi_test(NAME queue_match_async SOURCES queue_match.c NP 2 4 TIMEOUT 90 LABE
 # Wait/Test/Cancel/Request_free/Start on a request whose enqueued start is pending; freeing a busy
 # queue; unsupported types); asynchronous errors (truncation) reported once by the next fence or
 # enqueue; the library works afterwards
-add_mpi_test(NAME queue_errors SOURCES queue_errors.c NP 1 2 3 4 TIMEOUT 60 LABELS queue)
+add_mpi_test(NAME queue_errors SOURCES queue_errors.c NP 1 2 3 4 8 TIMEOUT 60 LABELS queue)
 
 # MPIX_QUEUE_TYPE_THREAD: host functions ordered with enqueued starts and waits (a start never
 # begins before the host task enqueued before it, a host task after a wait sees the received data,
