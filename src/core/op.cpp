@@ -1,6 +1,7 @@
 // Op objects, the predefined op table, the datatype-code to element-kind map and op_check.
 #include <cassert>
 #include <new>
+#include <type_traits>
 
 #include "core/op.hpp"
 
@@ -194,7 +195,9 @@ elem_kind elem_kind_of_abi_code(uint32_t code) {
     case 0x23c: return k::wchar;           // WCHAR
     case 0x240: return k::int8;            // INT8_T
     case 0x241: return k::uint8;           // UINT8_T
-    case 0x243: return k::char_;           // CHAR
+    // C char reduces as the 8-bit integer it is (MPICH and Open MPI do too, and programs such as
+    // the OSU benchmarks rely on it); Fortran CHARACTER stays text.
+    case 0x243: return std::is_signed_v<char> ? k::int8 : k::uint8;  // CHAR
     case 0x244: return k::signed_char;     // SIGNED_CHAR
     case 0x245: return k::unsigned_char;   // UNSIGNED_CHAR
     case 0x247: return k::byte;            // BYTE

@@ -246,7 +246,11 @@ static void test_errors(void)
     CHECK(MPI_Reduce_local(d, e, 2, MPI_DOUBLE, MPI_BAND) == MPI_ERR_OP, "BAND on DOUBLE");
     CHECK(MPI_Reduce_local(d, e, 2, MPI_DOUBLE, MPI_MINLOC) == MPI_ERR_OP, "MINLOC on DOUBLE");
     char s1[2] = "a", s2[2] = "b";
-    CHECK(MPI_Reduce_local(s1, s2, 1, MPI_CHAR, MPI_MAX) == MPI_ERR_OP, "MAX on CHAR");
+    CHECK(MPI_Reduce_local(s1, s2, 1, MPI_CHARACTER, MPI_MAX) == MPI_ERR_OP, "MAX on CHARACTER");
+    /* C char reduces as a small integer, as in MPICH and Open MPI */
+    CHECK(MPI_Reduce_local(s1, s2, 1, MPI_CHAR, MPI_MAX) == MPI_SUCCESS && s2[0] == 'b', "MAX on CHAR");
+    s1[0] = 3; s2[0] = 4;
+    CHECK(MPI_Reduce_local(s1, s2, 1, MPI_CHAR, MPI_SUM) == MPI_SUCCESS && s2[0] == 7, "SUM on CHAR");
     CHECK(MPI_Reduce_local(a, b, -1, MPI_INT, MPI_SUM) == MPI_ERR_COUNT, "negative count");
     CHECK(MPI_Reduce_local(a, b, 1, MPI_DATATYPE_NULL, MPI_SUM) == MPI_ERR_TYPE, "MPI_DATATYPE_NULL");
     /* mixed struct with a predefined op */

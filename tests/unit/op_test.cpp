@@ -3,6 +3,7 @@
 // MINLOC/MAXLOC tie rule, NaN handling, user ops and the ABI datatype-code map.
 #include "core/op.hpp"
 
+#include <type_traits>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -563,7 +564,7 @@ TEST(op, abi_datatype_codes) {
       {0x22b, k::pair_2int},      {0x22c, k::short_int},      {0x22d, k::long_double_int},
       {0x230, k::pair_2real},     {0x231, k::pair_2double},   {0x232, k::pair_2int},
       {0x238, k::bool_},          {0x239, k::bool_},          {0x23c, k::wchar},
-      {0x240, k::int8},           {0x241, k::uint8},          {0x243, k::char_},
+      {0x240, k::int8},           {0x241, k::uint8},          {0x243, std::is_signed_v<char> ? k::int8 : k::uint8},
       {0x244, k::int8},           {0x245, k::uint8},          {0x247, k::byte},
       {0x248, k::int16},          {0x249, k::uint16},         {0x250, k::int32},
       {0x251, k::uint32},         {0x258, k::int64},          {0x259, k::uint64},
