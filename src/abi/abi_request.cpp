@@ -306,6 +306,113 @@ int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) 
 }
 BATON_ALIAS(MPI_Request_get_status);
 
+// MPI-4.1 3.7.5: the array forms of Request_get_status test like Testall/Testany/Testsome but never
+// free a request or make it inactive.
+static int get_status_report(const char* fn, core::comm* c, bool failed) {
+  if (!failed) return MPI_SUCCESS;
+  (void)core::error_set(errc::in_status, "at least one request failed: see the MPI_ERROR field of each status");
+  return abi::raise(fn, c, errc::in_status);
+}
+
+int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int* flag,
+                                MPI_Status* array_of_statuses) {
+  const char* fn = "MPI_Request_get_status_all";
+  core::comm* c = nullptr;
+  if (errc e = check_array(fn, count, array_of_requests, &c); e != errc::success) return abi::raise(fn, c, e);
+  if (!flag) {
+    (void)core::error_set(errc::arg, "NULL flag pointer");
+    return abi::raise(fn, c, errc::arg);
+  }
+  poll_once();
+  for (int i = 0; i < count; ++i) {
+    if (pending(abi::to_request(array_of_requests[i]))) {
+      *flag = 0;
+      return MPI_SUCCESS;
+    }
+  }
+  *flag = 1;
+  bool failed = false;
+  core::comm* failed_comm = nullptr;
+  for (int i = 0; i < count; ++i) {
+    core::request* r = abi::to_request(array_of_requests[i]);
+    MPI_Status* st = status_at(array_of_statuses, i);
+    if (!r || !r->active) {
+      abi::empty_status(st);
+      continue;
+    }
+    abi::to_status(r->status, st);
+    if (r->status.error != errc::success && !failed) {
+      failed = true;
+      failed_comm = r->c;
+    }
+  }
+  return get_status_report(fn, failed_comm, failed);
+}
+BATON_ALIAS(MPI_Request_get_status_all);
+
+int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int* indx, int* flag,
+                                MPI_Status* status) {
+  const char* fn = "MPI_Request_get_status_any";
+  core::comm* c = nullptr;
+  if (errc e = check_array(fn, count, array_of_requests, &c); e != errc::success) return abi::raise(fn, c, e);
+  if (!flag || !indx) {
+    (void)core::error_set(errc::arg, "NULL %s pointer", !flag ? "flag" : "index");
+    return abi::raise(fn, c, errc::arg);
+  }
+  poll_once();
+  bool any_active = false;
+  for (int i = 0; i < count; ++i) {
+    core::request* r = abi::to_request(array_of_requests[i]);
+    if (!r || !r->active) continue;
+    any_active = true;
+    if (r->is_complete()) {
+      *indx = i;
+      *flag = 1;
+      abi::to_status(r->status, status);
+      if (r->status.error != errc::success) return abi::raise(fn, r->c, r->status.error);
+      return MPI_SUCCESS;
+    }
+  }
+  *indx = MPI_UNDEFINED;
+  *flag = any_active ? 0 : 1;
+  if (!any_active) abi::empty_status(status);
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Request_get_status_any);
+
+int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int* outcount,
+                                 int array_of_indices[], MPI_Status* array_of_statuses) {
+  const char* fn = "MPI_Request_get_status_some";
+  core::comm* c = nullptr;
+  if (errc e = check_array(fn, incount, array_of_requests, &c); e != errc::success) return abi::raise(fn, c, e);
+  if (!outcount) {
+    (void)core::error_set(errc::arg, "NULL outcount pointer");
+    return abi::raise(fn, c, errc::arg);
+  }
+  poll_once();
+  bool any_active = false;
+  int n = 0;
+  bool failed = false;
+  core::comm* failed_comm = nullptr;
+  for (int i = 0; i < incount; ++i) {
+    core::request* r = abi::to_request(array_of_requests[i]);
+    if (!r || !r->active) continue;
+    any_active = true;
+    if (!r->is_complete()) continue;
+    MPI_Status* st = status_at(array_of_statuses, n);
+    abi::to_status(r->status, st);
+    if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = abi::to_mpi(r->status.error);
+    if (r->status.error != errc::success && !failed) {
+      failed = true;
+      failed_comm = r->c;
+    }
+    array_of_indices[n++] = i;
+  }
+  *outcount = any_active ? n : MPI_UNDEFINED;
+  return get_status_report(fn, failed_comm, failed);
+}
+BATON_ALIAS(MPI_Request_get_status_some);
+
 int PMPI_Request_free(MPI_Request* request) {
   core::request* r = nullptr;
   if (!request || *request == MPI_REQUEST_NULL) {
@@ -452,7 +559,7 @@ static int get_elements_impl(const char* fn, const MPI_Status* status, MPI_Datat
   const core::datatype* t = abi::to_type(datatype);
   if (!t) return abi::raise(fn, nullptr, errc::type);
   int64_t n = t->elements_in(abi::status_bytes(status));
-  *count = n < 0 ? MPI_UNDEFINED : n;
+  *count = n < 0 ? static_cast<int64_t>(MPI_UNDEFINED) : n;
   return MPI_SUCCESS;
 }
 

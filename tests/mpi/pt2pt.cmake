@@ -48,3 +48,7 @@ add_mpi_test(NAME pt2pt_nonblocking_async SOURCES pt2pt_nonblocking.c NP 2 3 TIM
 # Isendrecv(_replace); single-completion calls leave MPI_ERROR alone; buffered sends fit in
 # packed size + MPI_BSEND_OVERHEAD; Buffer_flush/iflush (regressions from MPICH's pt2pt suite)
 add_mpi_test(NAME pt2pt_isendrecv SOURCES pt2pt_isendrecv.c NP 1 2 3 4 8 TIMEOUT 60 LABELS pt2pt)
+
+# Request_get_status_all/any/some: report without freeing or deactivating; inactive and null
+# requests; bad arguments
+add_mpi_test(NAME pt2pt_get_status SOURCES pt2pt_get_status.c NP 1 2 3 4 TIMEOUT 60 LABELS pt2pt)
