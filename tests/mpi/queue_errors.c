@@ -111,6 +111,8 @@ int main(int argc, char** argv)
     EXPECT(MPI_Start(&r), MPI_ERR_REQUEST);
     EXPECT(MPI_Waitall(1, &r, MPI_STATUSES_IGNORE), MPI_ERR_REQUEST);
     EXPECT(MPI_Request_get_status(r, &flag, MPI_STATUS_IGNORE), MPI_ERR_REQUEST);
+    EXPECT(MPI_Request_get_status_all(1, &r, &flag, MPI_STATUSES_IGNORE), MPI_ERR_REQUEST);
+    EXPECT(MPI_Testany(1, &r, &flag, &flag, MPI_STATUS_IGNORE), MPI_ERR_REQUEST);
     MPI_Request rr2[2] = {r, r};
     CHECK_MPI(MPI_Enqueue_wait(q, &r, MPI_STATUS_IGNORE));
     EXPECT(MPI_Enqueue_wait(q, &r, MPI_STATUS_IGNORE), MPI_ERR_REQUEST); /* second wait */
