@@ -49,3 +49,11 @@ add_test(NAME queue_header_cxx11_pointers
                  -I${PROJECT_SOURCE_DIR}/include ${CMAKE_CURRENT_SOURCE_DIR}/queue_header_forms.c)
 set_tests_properties(queue_header_c11 queue_header_cxx11 queue_header_c11_pointers queue_header_cxx11_pointers PROPERTIES LABELS "unit;queue"
                      TIMEOUT 60)
+
+# the examples run as tests: Example 13.1 (checks its data) and the thread-queue halo exchange
+# (checks against a serial run)
+add_mpi_test(NAME example_queue_ring SOURCES ${PROJECT_SOURCE_DIR}/examples/queue_ring.c NP 1 2 4 8 TIMEOUT 60
+             LABELS queue examples)
+add_mpi_test(NAME example_queue_halo_thread SOURCES ${PROJECT_SOURCE_DIR}/examples/queue_halo_thread.c NP 1 2 4
+             TIMEOUT 90 LABELS queue threads examples)
+target_link_libraries(mpitest_example_queue_halo_thread PRIVATE m)
