@@ -4,7 +4,6 @@
 // The by-value queue overloads of mpi.h would make decltype(PMPI_...) ambiguous in BATON_ALIAS.
 #define BATON_NO_QUEUE_BY_VALUE 1
 
-
 #include "abi/abi.hpp"
 #include "p2p/p2p.hpp"
 #include "queue/queue.hpp"
@@ -96,8 +95,7 @@ int match_nonblocking(const char* fn, int count, MPI_Request* reqs, MPI_Request*
   if (errc e = to_requests(count, reqs, rs.data(), &c); e != errc::success) return abi::raise(fn, c, e);
   return call(fn, c, [&] {
     core::request* mr = nullptr;
-    if (errc e = bq::match_requests(rs.data(), count, c ? c : core::rt().world, &mr); e != errc::success)
-      return e;
+    if (errc e = bq::match_requests(rs.data(), count, c ? c : core::rt().world, &mr); e != errc::success) return e;
     *request = abi::to_handle(mr);
     return errc::success;
   });
@@ -165,7 +163,9 @@ int PMPI_IMatchall(int count, MPI_Request array_of_requests[], MPI_Request* requ
 }
 BATON_ALIAS(MPI_IMatchall);
 
-int PMPI_Imatch(MPI_Request* tomatch, MPI_Request* matchrequest) { return PMPI_IMatch(tomatch, matchrequest); }
+int PMPI_Imatch(MPI_Request* tomatch, MPI_Request* matchrequest) {
+  return PMPI_IMatch(tomatch, matchrequest);
+}
 BATON_ALIAS(MPI_Imatch);
 
 int PMPI_Imatchall(int count, MPI_Request array_of_requests[], MPI_Request* request) {
@@ -263,8 +263,7 @@ int PMPI_Enqueue_wait(MPI_Queue* queue, MPI_Request* request, MPI_Status* status
 }
 BATON_ALIAS(MPI_Enqueue_wait);
 
-int PMPI_Enqueue_waitall(MPI_Queue* queue, int count, MPI_Request array_of_requests[],
-                         MPI_Status array_of_statuses[]) {
+int PMPI_Enqueue_waitall(MPI_Queue* queue, int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
   return enqueue_waits("MPI_Enqueue_waitall", queue, count, array_of_requests, array_of_statuses, true);
 }
 BATON_ALIAS(MPI_Enqueue_waitall);

@@ -76,9 +76,9 @@ struct channel {
   void* done_arg = nullptr;
   // receiver
   int src_rank = 0, src_tag = 0;
-  bool ready = false;       // the receive is started and waits for its message
-  bool rx_direct = false;   // the message arriving now goes straight into the receive buffer
-  std::deque<early*> fifo;  // messages that arrived before their receive was started
+  bool ready = false;            // the receive is started and waits for its message
+  bool rx_direct = false;        // the message arriving now goes straight into the receive buffer
+  std::deque<early*> fifo;       // messages that arrived before their receive was started
   request* self_wait = nullptr;  // self: a send waiting for this receive to start
   // sender
   uint32_t credits = 0;
@@ -121,7 +121,9 @@ void table_remove(uint64_t id) {
   g_table.free_list.push_back(i);
 }
 
-const core::datatype* byte_type() { return core::predefined_datatype(0x247); }  // MPI_BYTE
+const core::datatype* byte_type() {
+  return core::predefined_datatype(0x247);
+}  // MPI_BYTE
 
 // ---- completion ----
 
@@ -142,8 +144,7 @@ void recv_begin(channel* ch, uint64_t len) {
     r->status.error = core::error_set(core::errc::truncate,
                                       "matched message of %llu bytes from rank %d (tag %d) truncated: the receive "
                                       "buffer holds %llu bytes",
-                                      (unsigned long long)len, ch->src_rank, ch->src_tag,
-                                      (unsigned long long)r->total);
+                                      (unsigned long long)len, ch->src_rank, ch->src_tag, (unsigned long long)r->total);
   }
 }
 
@@ -292,7 +293,9 @@ errc matched_on_start(request* r) {
 
 // A matched request is matched: it completes normally (like a matched receive, it cannot be
 // cancelled any more).
-errc matched_on_cancel(request*) { return errc::success; }
+errc matched_on_cancel(request*) {
+  return errc::success;
+}
 
 void matched_on_destroy(request* r) {
   auto* ch = static_cast<channel*>(r->match);
@@ -425,8 +428,8 @@ errc match_begin(request* r, void (*done)(void*, errc), void* arg) {
     ch->off.reply_tag = -16 - static_cast<int32_t>(static_cast<uint32_t>(ch->id) & 0x3fffffffu);
     ch->off.flags = r->mode == core::send_mode::synchronous ? offer_sync : 0;
     ch->handshake_pending = 2;
-    (void)start_internal(core::req_kind::recv, &ch->rep, sizeof(reply), byte_type(), r->peer, ch->off.reply_tag,
-                         r->c, mctx, on_reply, ch, 1);
+    (void)start_internal(core::req_kind::recv, &ch->rep, sizeof(reply), byte_type(), r->peer, ch->off.reply_tag, r->c,
+                         mctx, on_reply, ch, 1);
     (void)start_internal(core::req_kind::send, &ch->off, sizeof(offer), byte_type(), r->peer, r->tag, r->c, mctx,
                          on_internal_sent, ch, 0);
   } else {

@@ -106,7 +106,9 @@ errc coll_match_begin(request* r, match_group* g) {
   return errc::success;
 }
 
-bool is_persistent_collective(const request* r) { return r->kind == core::req_kind::coll && r->persistent; }
+bool is_persistent_collective(const request* r) {
+  return r->kind == core::req_kind::coll && r->persistent;
+}
 
 }  // namespace
 
@@ -150,8 +152,8 @@ errc match_requests(request* const* rs, int n, core::comm* c, request** out) {
   grp->pending = n + 1;  // +1: held until every match has begun
   *out = mr;
   for (int i = 0; i < n; ++i) {
-    errc e = is_persistent_collective(rs[i]) ? coll_match_begin(rs[i], grp)
-                                             : p2p::match_begin(rs[i], group_one_done, grp);
+    errc e =
+        is_persistent_collective(rs[i]) ? coll_match_begin(rs[i], grp) : p2p::match_begin(rs[i], group_one_done, grp);
     if (e != errc::success) group_one_done(grp, e);
   }
   group_one_done(grp, errc::success);

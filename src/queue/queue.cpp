@@ -145,12 +145,12 @@ errc check_start(queue* q, const request* r) {
   if (r->kind == core::req_kind::grequest)
     return core::error_set(errc::request, "a generalized request cannot be enqueued");
   if (!r->persistent)
-    return core::error_set(errc::request,
-                           "only matched persistent requests can be enqueued (this one is nonblocking, not persistent)");
+    return core::error_set(
+        errc::request, "only matched persistent requests can be enqueued (this one is nonblocking, not persistent)");
   if (!r->match_done)
-    return core::error_set(errc::request,
-                           r->match ? "the request's match has not completed yet (MPI_Imatch pending)"
-                                    : "the request is not matched (call MPI_Match or MPI_Matchall first)");
+    return core::error_set(errc::request, r->match
+                                              ? "the request's match has not completed yet (MPI_Imatch pending)"
+                                              : "the request is not matched (call MPI_Match or MPI_Matchall first)");
   if (!r->queue) {
     if (r->active)
       return core::error_set(errc::request,
@@ -168,8 +168,9 @@ errc check_start(queue* q, const request* r) {
 errc check_wait(queue* q, const request* r) {
   if (!r->queue) {
     if (!r->persistent || !r->match_done)
-      return core::error_set(errc::request, "only matched persistent requests enqueued on this queue can be waited "
-                                            "for with MPI_Enqueue_wait");
+      return core::error_set(errc::request,
+                             "only matched persistent requests enqueued on this queue can be waited "
+                             "for with MPI_Enqueue_wait");
     return core::error_set(errc::request, "no enqueued start of this request is pending (MPI_Enqueue_start first)");
   }
   if (r->queue != q)
@@ -239,7 +240,9 @@ void complete_wait(queue* q, const op& o) {
   }
 }
 
-bool queue_valid(const queue* q) { return q && q->magic == queue_magic; }
+bool queue_valid(const queue* q) {
+  return q && q->magic == queue_magic;
+}
 
 errc queue_create(queue_type t, void* external, queue** out) {
   if (t != queue_type::standard && !core::rt().threaded) {
@@ -277,8 +280,9 @@ errc queue_create(queue_type t, void* external, queue** out) {
 errc queue_destroy(queue* q) {
   if (q->ex) {
     if (!executor_idle(q))
-      return core::error_set(errc::arg, "the queue is not empty: enqueued operations have not completed "
-                                        "(MPI_Queue_fence first)");
+      return core::error_set(errc::arg,
+                             "the queue is not empty: enqueued operations have not completed "
+                             "(MPI_Queue_fence first)");
     {
       std::lock_guard<std::mutex> lk(q->ex->m);
       q->ex->stop = true;
@@ -290,8 +294,9 @@ errc queue_destroy(queue* q) {
   } else {
     core::engine_guard g;
     if (!q->ops.empty())
-      return core::error_set(errc::arg, "the queue is not empty: %zu enqueued operations have not completed "
-                                        "(MPI_Queue_fence first)",
+      return core::error_set(errc::arg,
+                             "the queue is not empty: %zu enqueued operations have not completed "
+                             "(MPI_Queue_fence first)",
                              q->ops.size());
     unlist(q);
     if (q->cu) cuda_destroy(q);
@@ -382,8 +387,9 @@ errc enqueue_wait(queue* q, request* const* rs, void* const* statuses, int n, st
 
 errc enqueue_host(queue* q, void (*fn)(void*), void* arg) {
   if (q->type != queue_type::thread)
-    return core::error_set(errc::arg, "host functions can only be enqueued on a queue of type "
-                                      "MPIX_QUEUE_TYPE_THREAD");
+    return core::error_set(errc::arg,
+                           "host functions can only be enqueued on a queue of type "
+                           "MPIX_QUEUE_TYPE_THREAD");
   {
     core::engine_guard g;
     if (errc e = take_error(q); e != errc::success) return e;
@@ -414,8 +420,9 @@ errc queue_fence(queue* q) {
 }
 
 errc refuse_queued(const request*) {
-  return core::error_set(errc::request, "the request's enqueued start is pending on a queue: only MPI_Enqueue_wait on "
-                                        "that queue (or MPI_Queue_fence after it) returns it to the program");
+  return core::error_set(errc::request,
+                         "the request's enqueued start is pending on a queue: only MPI_Enqueue_wait on "
+                         "that queue (or MPI_Queue_fence after it) returns it to the program");
 }
 
 }  // namespace baton::queue

@@ -17,10 +17,9 @@
 // The driver is loaded at run time (dlopen libcuda.so.1), so the library builds with the toolkit's
 // headers only and runs on machines without a GPU; creating a CUDA queue there fails with
 // MPI_ERR_UNSUPPORTED_OPERATION and a message saying why.
-#include "queue/queue_internal.hpp"
-
 #include "core/progress.hpp"
 #include "core/runtime.hpp"
+#include "queue/queue_internal.hpp"
 
 #ifdef BATON_HAVE_CUDA
 #include <cuda.h>
@@ -40,11 +39,19 @@ errc cuda_create(queue*) {
                          "MPIX_QUEUE_TYPE_CUDA is not available: Baton was built without the CUDA toolkit");
 }
 void cuda_destroy(queue*) {}
-errc cuda_record_starts(queue*, int, uint32_t*) { return errc::unsupported_operation; }
-errc cuda_record_wait(queue*, uint32_t*) { return errc::unsupported_operation; }
-bool cuda_start_ready(queue*, const op&) { return true; }
+errc cuda_record_starts(queue*, int, uint32_t*) {
+  return errc::unsupported_operation;
+}
+errc cuda_record_wait(queue*, uint32_t*) {
+  return errc::unsupported_operation;
+}
+bool cuda_start_ready(queue*, const op&) {
+  return true;
+}
 void cuda_wait_done(queue*, const op&) {}
-errc cuda_fence_stream(queue*) { return errc::success; }
+errc cuda_fence_stream(queue*) {
+  return errc::success;
+}
 
 #else
 
@@ -79,8 +86,7 @@ driver& drv() {
     }
     bool ok = sym(h, "cuCtxGetCurrent", &x.ctx_get_current) && sym(h, "cuMemHostAlloc", &x.mem_host_alloc) &&
               sym(h, "cuMemHostGetDevicePointer_v2", &x.mem_host_get_device_pointer) &&
-              sym(h, "cuMemFreeHost", &x.mem_free_host) &&
-              sym(h, "cuStreamWriteValue32_v2", &x.stream_write_value32) &&
+              sym(h, "cuMemFreeHost", &x.mem_free_host) && sym(h, "cuStreamWriteValue32_v2", &x.stream_write_value32) &&
               sym(h, "cuStreamWaitValue32_v2", &x.stream_wait_value32) &&
               sym(h, "cuStreamSynchronize", &x.stream_synchronize) && sym(h, "cuGetErrorString", &x.get_error_string);
     if (!ok) {
@@ -147,8 +153,8 @@ errc cuda_record_starts(queue* q, int n, uint32_t* first) {
   const uint32_t base = s.next_trigger;
   for (int i = 0; i < n; ++i) {
     // A start triggers when the stream has written its value (stream order: after earlier work).
-    CUresult r = d.stream_write_value32(s.stream, s.dev, base + 1 + static_cast<uint32_t>(i),
-                                        CU_STREAM_WRITE_VALUE_DEFAULT);
+    CUresult r =
+        d.stream_write_value32(s.stream, s.dev, base + 1 + static_cast<uint32_t>(i), CU_STREAM_WRITE_VALUE_DEFAULT);
     if (r != CUDA_SUCCESS) {
       if (i > 0) s.next_trigger = base + static_cast<uint32_t>(i);  // those writes are on the stream
       return core::error_set(errc::other, "MPIX_QUEUE_TYPE_CUDA: cuStreamWriteValue32: %s", cu_err(r));
@@ -162,7 +168,8 @@ errc cuda_record_starts(queue* q, int n, uint32_t* first) {
 errc cuda_record_wait(queue* q, uint32_t* seq) {
   cuda_state& s = *q->cu;
   CUresult r = drv().stream_wait_value32(s.stream, s.dev + 64, s.next_done + 1, CU_STREAM_WAIT_VALUE_GEQ);
-  if (r != CUDA_SUCCESS) return core::error_set(errc::other, "MPIX_QUEUE_TYPE_CUDA: cuStreamWaitValue32: %s", cu_err(r));
+  if (r != CUDA_SUCCESS)
+    return core::error_set(errc::other, "MPIX_QUEUE_TYPE_CUDA: cuStreamWaitValue32: %s", cu_err(r));
   *seq = ++s.next_done;
   return errc::success;
 }
@@ -178,7 +185,8 @@ void cuda_wait_done(queue* q, const op& o) {
 
 errc cuda_fence_stream(queue* q) {
   CUresult r = drv().stream_synchronize(q->cu->stream);
-  if (r != CUDA_SUCCESS) return core::error_set(errc::other, "MPIX_QUEUE_TYPE_CUDA: cuStreamSynchronize: %s", cu_err(r));
+  if (r != CUDA_SUCCESS)
+    return core::error_set(errc::other, "MPIX_QUEUE_TYPE_CUDA: cuStreamSynchronize: %s", cu_err(r));
   return errc::success;
 }
 

@@ -14,13 +14,13 @@ namespace baton::queue {
 
 struct op {
   enum kind_t : uint8_t { start, wait, host } kind = start;
-  bool set_error = false;   // wait: also set the status's MPI_ERROR (waitall)
+  bool set_error = false;  // wait: also set the status's MPI_ERROR (waitall)
   request* r = nullptr;
-  void* status = nullptr;   // wait: the caller's status object (nullptr: ignored)
+  void* status = nullptr;  // wait: the caller's status object (nullptr: ignored)
   status_writer write = nullptr;
   void (*fn)(void*) = nullptr;  // host
   void* arg = nullptr;
-  uint32_t seq = 0;         // cuda: trigger value (start) / completion value to publish (wait)
+  uint32_t seq = 0;  // cuda: trigger value (start) / completion value to publish (wait)
 };
 
 // FIFO of operations: a circular buffer that grows by doubling and never shrinks, so a queue in
@@ -69,8 +69,8 @@ class queue {
   uint32_t magic = queue_magic;
   queue_type type = queue_type::standard;
   void* external = nullptr;
-  op_ring ops;  // standard / cuda: operations not yet executed (engine lock)
-  bool listed = false; // in the poller's list of queues with work
+  op_ring ops;          // standard / cuda: operations not yet executed (engine lock)
+  bool listed = false;  // in the poller's list of queues with work
   bool advancing = false;
   errc async_error = errc::success;
   std::string async_message;
