@@ -57,3 +57,11 @@ add_mpi_test(NAME example_queue_ring SOURCES ${PROJECT_SOURCE_DIR}/examples/queu
 add_mpi_test(NAME example_queue_halo_thread SOURCES ${PROJECT_SOURCE_DIR}/examples/queue_halo_thread.c NP 1 2 4
              TIMEOUT 90 LABELS queue threads examples)
 target_link_libraries(mpitest_example_queue_halo_thread PRIVATE m)
+
+# persistent collectives in queues: collective MPI_Match (completes only when every member matched),
+# matched allreduce/bcast with matched point-to-point in default and thread queues, and via
+# MPI_Startall
+# (registered once the persistent collectives of src/coll/persistent.cpp are in the tree)
+if(EXISTS ${PROJECT_SOURCE_DIR}/src/coll/persistent.cpp)
+  add_mpi_test(NAME queue_coll SOURCES queue_coll.c NP 1 2 3 4 8 TIMEOUT 90 LABELS queue threads)
+endif()
