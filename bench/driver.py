@@ -54,6 +54,8 @@ BENCHMARKS = [
           env_variants=True),
     Bench("coll_overlap", 2, "pct", "higher", "IMB-NBC overlap of nonblocking collectives with work", "linear",
           series=True, env_variants=True),
+    Bench("coll_persistent", 2, "us", "lower", "Repeated collective: blocking, I+Wait, persistent (init once, Start+Wait)",
+          "log", series=True),
     Bench("queue_ring", 2, "us", "lower", "Example 13.1 ring per iteration (queue / Startall / Isend) and "
           "matched-send ping-pong", "log", series=True),
 ]
@@ -73,6 +75,9 @@ ALL_LIBS = "baton,baton-async,mpich,mpich-async,openmpi"
 BENCH_NOTES = {
     "coll_latency": "Per-rank message size (alltoall: the block sent to each peer); ibarrier is listed at 0 B. "
     "Each batch's value is the slowest rank's mean time per call.",
+    "coll_persistent": "Rows <op>.blocking / .nonblocking (I<op> + Wait) / .persistent (<Op>_init once, untimed; then "
+    "Start + Wait). Open MPI 4.1 runs its MPIX_<Op>_init (mpi-ext.h pcollreq extension); a library without "
+    "persistent collectives has no .persistent rows.",
     "queue_ring": "ring.*: time per iteration of Example 13.1's exchange with both neighbours (size = bytes "
     "per message); ring.queue enqueues every iteration of a batch on a default MPI_Queue and fences once "
     "(Baton only: MPICH and Open MPI have no MPI_Queue); ring.startall uses the same (in Baton matched) "

@@ -44,6 +44,11 @@ const core::datatype* to_type(MPI_Datatype h);  // nullptr (with error_set) if i
 // type to the user registers it once per handle; to_type() refuses unregistered addresses.
 void type_register(const core::datatype* t);
 bool type_registered(const core::datatype* t);
+// Datatype attributes (abi_type_attr.cpp): copy callbacks of `from`'s attributes onto `to`
+// (MPI_Type_dup), and delete callbacks of every attribute of `t`, last set first (the user's last
+// handle of `t` is being freed). Both stop at the first failing callback.
+errc type_copy_attrs(const core::datatype* from, core::datatype* to);
+errc type_delete_attrs(const core::datatype* t);
 inline MPI_Datatype to_handle(const core::datatype* t) {
   return t->is_predefined() ? reinterpret_cast<MPI_Datatype>(static_cast<uintptr_t>(t->abi_code()))
                             : reinterpret_cast<MPI_Datatype>(const_cast<core::datatype*>(t));

@@ -38,7 +38,9 @@ errc coll_check_reduction(MPI_Op op, const core::datatype* t, const core::op** o
   return errc::success;
 }
 
-int coll_launch(const char* fn, const coll::coll_args& a, MPI_Request* request) {
+int coll_launch(const char* fn, const coll::coll_args& a, coll_mode m) {
+  if (m.persistent) return coll_launch_persistent(fn, a, m);
+  MPI_Request* request = m.request;
   return call(fn, a.c, [&] {
     if (!request) return coll::run_blocking(a);
     core::request* r = nullptr;
@@ -58,7 +60,7 @@ using abi::coll_check_reduction;
 using abi::coll_check_root;
 using abi::coll_launch;
 
-int barrier_impl(const char* fn, MPI_Comm comm, MPI_Request* request) {
+int barrier_impl(const char* fn, MPI_Comm comm, abi::coll_mode request) {
   core::comm* c = nullptr;
   if (errc e = coll_check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
   coll::coll_args a;
@@ -68,7 +70,7 @@ int barrier_impl(const char* fn, MPI_Comm comm, MPI_Request* request) {
 }
 
 int bcast_impl(const char* fn, void* buf, int64_t count, MPI_Datatype type, int root, MPI_Comm comm,
-               MPI_Request* request) {
+               abi::coll_mode request) {
   core::comm* c = nullptr;
   const core::datatype* t = nullptr;
   if (errc e = coll_check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
@@ -85,7 +87,7 @@ int bcast_impl(const char* fn, void* buf, int64_t count, MPI_Datatype type, int 
 }
 
 int reduce_impl(const char* fn, bool all, const void* sendbuf, void* recvbuf, int64_t count, MPI_Datatype type,
-                MPI_Op op, int root, MPI_Comm comm, MPI_Request* request) {
+                MPI_Op op, int root, MPI_Comm comm, abi::coll_mode request) {
   core::comm* c = nullptr;
   const core::datatype* t = nullptr;
   const core::op* o = nullptr;
@@ -184,5 +186,56 @@ BATON_ALIAS(MPI_Allreduce);
 BATON_ALIAS(MPI_Allreduce_c);
 BATON_ALIAS(MPI_Iallreduce);
 BATON_ALIAS(MPI_Iallreduce_c);
+
+}  // extern "C"
+
+// ---- persistent collectives (MPI-4.1 7.13): the same checks, then an inactive request bound at init ----
+extern "C" {
+
+int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return barrier_impl("MPI_Barrier_init", comm, abi::coll_mode(request, info));
+}
+
+int PMPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info,
+                    MPI_Request* request) {
+  return bcast_impl("MPI_Bcast_init", buffer, count, datatype, root, comm, abi::coll_mode(request, info));
+}
+
+int PMPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info,
+                      MPI_Request* request) {
+  return bcast_impl("MPI_Bcast_init_c", buffer, count, datatype, root, comm, abi::coll_mode(request, info));
+}
+
+int PMPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                     MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return reduce_impl("MPI_Reduce_init", false, sendbuf, recvbuf, count, datatype, op, root, comm,
+                     abi::coll_mode(request, info));
+}
+
+int PMPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root,
+                       MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return reduce_impl("MPI_Reduce_init_c", false, sendbuf, recvbuf, count, datatype, op, root, comm,
+                     abi::coll_mode(request, info));
+}
+
+int PMPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                        MPI_Info info, MPI_Request* request) {
+  return reduce_impl("MPI_Allreduce_init", true, sendbuf, recvbuf, count, datatype, op, 0, comm,
+                     abi::coll_mode(request, info));
+}
+
+int PMPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                          MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return reduce_impl("MPI_Allreduce_init_c", true, sendbuf, recvbuf, count, datatype, op, 0, comm,
+                     abi::coll_mode(request, info));
+}
+
+BATON_ALIAS(MPI_Barrier_init);
+BATON_ALIAS(MPI_Bcast_init);
+BATON_ALIAS(MPI_Bcast_init_c);
+BATON_ALIAS(MPI_Reduce_init);
+BATON_ALIAS(MPI_Reduce_init_c);
+BATON_ALIAS(MPI_Allreduce_init);
+BATON_ALIAS(MPI_Allreduce_init_c);
 
 }  // extern "C"

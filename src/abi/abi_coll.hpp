@@ -14,7 +14,19 @@ errc coll_check_data(const void* buf, int64_t count, MPI_Datatype type, const co
 errc coll_check_root(const core::comm* c, int root);
 // A valid op (*o set) that applies to t's elements.
 errc coll_check_reduction(MPI_Op op, const core::datatype* t, const core::op** o);
-// Runs the collective: blocking when request is null, else nonblocking with *request set.
-int coll_launch(const char* fn, const coll::coll_args& a, MPI_Request* request);
+// How an entry point runs its collective: blocking (no request), nonblocking (MPI_I<coll>: the
+// request) or persistent (MPI_<Coll>_init: the request and the info). It converts from
+// MPI_Request*, so the blocking and nonblocking forms pass nullptr or their request as they are.
+struct coll_mode {
+  MPI_Request* request = nullptr;
+  bool persistent = false;
+  MPI_Info info = MPI_INFO_NULL;
+  coll_mode(MPI_Request* r) : request(r) {}  // NOLINT(google-explicit-constructor): on purpose
+  coll_mode(MPI_Request* r, MPI_Info i) : request(r), persistent(true), info(i) {}
+};
+// Runs the collective: blocking when there is no request, else nonblocking with *request set, or
+// persistent: an inactive request bound at init (abi_coll_persistent.cpp).
+int coll_launch(const char* fn, const coll::coll_args& a, coll_mode m);
+int coll_launch_persistent(const char* fn, const coll::coll_args& a, coll_mode m);
 
 }  // namespace baton::abi

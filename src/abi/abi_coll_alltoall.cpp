@@ -57,7 +57,7 @@ errc check_types(const MPI_Datatype* types, const std::vector<int64_t>& counts,
 }
 
 int alltoall_impl(const char* fn, const void* sendbuf, int64_t scount, MPI_Datatype stype, void* recvbuf,
-                  int64_t rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request* request) {
+                  int64_t rcount, MPI_Datatype rtype, MPI_Comm comm, abi::coll_mode request) {
   core::comm* c = nullptr;
   const core::datatype* st = nullptr;
   const core::datatype* rt = nullptr;
@@ -85,7 +85,7 @@ int alltoall_impl(const char* fn, const void* sendbuf, int64_t scount, MPI_Datat
 template <class C, class D>
 int alltoallv_impl(const char* fn, const void* sendbuf, const C* scounts, const D* sdispls, MPI_Datatype stype,
                    void* recvbuf, const C* rcounts, const D* rdispls, MPI_Datatype rtype, MPI_Comm comm,
-                   MPI_Request* request) {
+                   abi::coll_mode request) {
   core::comm* c = nullptr;
   const core::datatype* st = nullptr;
   const core::datatype* rt = nullptr;
@@ -128,7 +128,7 @@ int alltoallv_impl(const char* fn, const void* sendbuf, const C* scounts, const 
 template <class C, class D>
 int alltoallw_impl(const char* fn, const void* sendbuf, const C* scounts, const D* sdispls, const MPI_Datatype* stypes,
                    void* recvbuf, const C* rcounts, const D* rdispls, const MPI_Datatype* rtypes, MPI_Comm comm,
-                   MPI_Request* request) {
+                   abi::coll_mode request) {
   core::comm* c = nullptr;
   const bool in_place = sendbuf == MPI_IN_PLACE;
   if (errc e = abi::coll_check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
@@ -172,7 +172,7 @@ int alltoallw_impl(const char* fn, const void* sendbuf, const C* scounts, const 
 // reduce_scatter (counts != nullptr) or reduce_scatter_block (every block `count` elements).
 template <class C>
 int reduce_scatter_impl(const char* fn, const void* sendbuf, void* recvbuf, const C* counts, int64_t count,
-                        MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* request, bool block) {
+                        MPI_Datatype type, MPI_Op op, MPI_Comm comm, abi::coll_mode request, bool block) {
   core::comm* c = nullptr;
   const core::datatype* t = nullptr;
   const core::op* o = nullptr;
@@ -206,7 +206,7 @@ int reduce_scatter_impl(const char* fn, const void* sendbuf, void* recvbuf, cons
 }
 
 int scan_impl(const char* fn, bool exclusive, const void* sendbuf, void* recvbuf, int64_t count, MPI_Datatype type,
-              MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+              MPI_Op op, MPI_Comm comm, abi::coll_mode request) {
   core::comm* c = nullptr;
   const core::datatype* t = nullptr;
   const core::op* o = nullptr;
@@ -399,5 +399,113 @@ BATON_ALIAS(MPI_Exscan);
 BATON_ALIAS(MPI_Exscan_c);
 BATON_ALIAS(MPI_Iexscan);
 BATON_ALIAS(MPI_Iexscan_c);
+
+}  // extern "C"
+
+// ---- persistent collectives (MPI-4.1 7.13): the same checks, then an inactive request bound at init ----
+extern "C" {
+
+int PMPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return alltoall_impl("MPI_Alltoall_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                       abi::coll_mode(request, info));
+}
+
+int PMPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                         MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                         MPI_Request* request) {
+  return alltoall_impl("MPI_Alltoall_init_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                       abi::coll_mode(request, info));
+}
+
+int PMPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                        void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                        MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return alltoallv_impl("MPI_Alltoallv_init", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                        recvtype, comm, abi::coll_mode(request, info));
+}
+
+int PMPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                          MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                          MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return alltoallv_impl("MPI_Alltoallv_init_c", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                        recvtype, comm, abi::coll_mode(request, info));
+}
+
+int PMPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                        const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[],
+                        const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return alltoallw_impl("MPI_Alltoallw_init", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                        recvtypes, comm, abi::coll_mode(request, info));
+}
+
+int PMPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                          const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
+                          const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+                          MPI_Request* request) {
+  return alltoallw_impl("MPI_Alltoallw_init_c", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                        recvtypes, comm, abi::coll_mode(request, info));
+}
+
+int PMPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                                   MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return reduce_scatter_impl<int>("MPI_Reduce_scatter_block_init", sendbuf, recvbuf, nullptr, recvcount, datatype, op,
+                                  comm, abi::coll_mode(request, info), true);
+}
+
+int PMPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
+                                     MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return reduce_scatter_impl<int>("MPI_Reduce_scatter_block_init_c", sendbuf, recvbuf, nullptr, recvcount, datatype, op,
+                                  comm, abi::coll_mode(request, info), true);
+}
+
+int PMPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                             MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return reduce_scatter_impl("MPI_Reduce_scatter_init", sendbuf, recvbuf, recvcounts, 0, datatype, op, comm,
+                             abi::coll_mode(request, info), false);
+}
+
+int PMPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype,
+                               MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return reduce_scatter_impl("MPI_Reduce_scatter_init_c", sendbuf, recvbuf, recvcounts, 0, datatype, op, comm,
+                             abi::coll_mode(request, info), false);
+}
+
+int PMPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                   MPI_Info info, MPI_Request* request) {
+  return scan_impl("MPI_Scan_init", false, sendbuf, recvbuf, count, datatype, op, comm, abi::coll_mode(request, info));
+}
+
+int PMPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                     MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return scan_impl("MPI_Scan_init_c", false, sendbuf, recvbuf, count, datatype, op, comm,
+                   abi::coll_mode(request, info));
+}
+
+int PMPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                     MPI_Info info, MPI_Request* request) {
+  return scan_impl("MPI_Exscan_init", true, sendbuf, recvbuf, count, datatype, op, comm, abi::coll_mode(request, info));
+}
+
+int PMPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                       MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return scan_impl("MPI_Exscan_init_c", true, sendbuf, recvbuf, count, datatype, op, comm,
+                   abi::coll_mode(request, info));
+}
+
+BATON_ALIAS(MPI_Alltoall_init);
+BATON_ALIAS(MPI_Alltoall_init_c);
+BATON_ALIAS(MPI_Alltoallv_init);
+BATON_ALIAS(MPI_Alltoallv_init_c);
+BATON_ALIAS(MPI_Alltoallw_init);
+BATON_ALIAS(MPI_Alltoallw_init_c);
+BATON_ALIAS(MPI_Reduce_scatter_block_init);
+BATON_ALIAS(MPI_Reduce_scatter_block_init_c);
+BATON_ALIAS(MPI_Reduce_scatter_init);
+BATON_ALIAS(MPI_Reduce_scatter_init_c);
+BATON_ALIAS(MPI_Scan_init);
+BATON_ALIAS(MPI_Scan_init_c);
+BATON_ALIAS(MPI_Exscan_init);
+BATON_ALIAS(MPI_Exscan_init_c);
 
 }  // extern "C"

@@ -91,7 +91,7 @@ errc fill_regular(coll::coll_kind kind, core::comm* c, const void* sendbuf, int6
 }
 
 int regular_impl(const char* fn, coll::coll_kind kind, const void* sendbuf, int64_t scount, MPI_Datatype stype,
-                 void* recvbuf, int64_t rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* request) {
+                 void* recvbuf, int64_t rcount, MPI_Datatype rtype, int root, MPI_Comm comm, abi::coll_mode request) {
   core::comm* c = nullptr;
   if (errc e = abi::coll_check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
   coll::coll_args a;
@@ -105,7 +105,7 @@ int regular_impl(const char* fn, coll::coll_kind kind, const void* sendbuf, int6
 template <class Count, class Displ>
 int vector_impl(const char* fn, coll::coll_kind kind, const void* sendbuf, void* recvbuf, int64_t count,
                 MPI_Datatype type, const Count* counts, const Displ* displs, MPI_Datatype vtype, int root,
-                MPI_Comm comm, MPI_Request* request) {
+                MPI_Comm comm, abi::coll_mode request) {
   core::comm* c = nullptr;
   if (errc e = abi::coll_check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
   const bool all = kind == coll::coll_kind::allgatherv, scatter = kind == coll::coll_kind::scatterv;
@@ -332,5 +332,104 @@ BATON_ALIAS(MPI_Allgatherv);
 BATON_ALIAS(MPI_Allgatherv_c);
 BATON_ALIAS(MPI_Iallgatherv);
 BATON_ALIAS(MPI_Iallgatherv_c);
+
+}  // extern "C"
+
+// ---- persistent collectives (MPI-4.1 7.13): the same checks, then an inactive request bound at init ----
+extern "C" {
+
+int PMPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return regular_impl("MPI_Gather_init", coll_kind::gather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                      root, comm, abi::coll_mode(request, info));
+}
+
+int PMPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                       MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                       MPI_Request* request) {
+  return regular_impl("MPI_Gather_init_c", coll_kind::gather, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                      recvtype, root, comm, abi::coll_mode(request, info));
+}
+
+int PMPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                      const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                      MPI_Request* request) {
+  return vector_impl("MPI_Gatherv_init", coll_kind::gatherv, sendbuf, recvbuf, sendcount, sendtype, recvcounts, displs,
+                     recvtype, root, comm, abi::coll_mode(request, info));
+}
+
+int PMPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                        const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
+                        MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return vector_impl("MPI_Gatherv_init_c", coll_kind::gatherv, sendbuf, recvbuf, sendcount, sendtype, recvcounts,
+                     displs, recvtype, root, comm, abi::coll_mode(request, info));
+}
+
+int PMPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                      MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return regular_impl("MPI_Scatter_init", coll_kind::scatter, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                      recvtype, root, comm, abi::coll_mode(request, info));
+}
+
+int PMPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                        MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                        MPI_Request* request) {
+  return regular_impl("MPI_Scatter_init_c", coll_kind::scatter, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                      recvtype, root, comm, abi::coll_mode(request, info));
+}
+
+int PMPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                       void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                       MPI_Request* request) {
+  return vector_impl("MPI_Scatterv_init", coll_kind::scatterv, sendbuf, recvbuf, recvcount, recvtype, sendcounts,
+                     displs, sendtype, root, comm, abi::coll_mode(request, info));
+}
+
+int PMPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                         MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                         MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return vector_impl("MPI_Scatterv_init_c", coll_kind::scatterv, sendbuf, recvbuf, recvcount, recvtype, sendcounts,
+                     displs, sendtype, root, comm, abi::coll_mode(request, info));
+}
+
+int PMPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return regular_impl("MPI_Allgather_init", coll_kind::allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                      recvtype, 0, comm, abi::coll_mode(request, info));
+}
+
+int PMPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                          MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                          MPI_Request* request) {
+  return regular_impl("MPI_Allgather_init_c", coll_kind::allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                      recvtype, 0, comm, abi::coll_mode(request, info));
+}
+
+int PMPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                         const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                         MPI_Info info, MPI_Request* request) {
+  return vector_impl("MPI_Allgatherv_init", coll_kind::allgatherv, sendbuf, recvbuf, sendcount, sendtype, recvcounts,
+                     displs, recvtype, 0, comm, abi::coll_mode(request, info));
+}
+
+int PMPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                           const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                           MPI_Info info, MPI_Request* request) {
+  return vector_impl("MPI_Allgatherv_init_c", coll_kind::allgatherv, sendbuf, recvbuf, sendcount, sendtype, recvcounts,
+                     displs, recvtype, 0, comm, abi::coll_mode(request, info));
+}
+
+BATON_ALIAS(MPI_Gather_init);
+BATON_ALIAS(MPI_Gather_init_c);
+BATON_ALIAS(MPI_Gatherv_init);
+BATON_ALIAS(MPI_Gatherv_init_c);
+BATON_ALIAS(MPI_Scatter_init);
+BATON_ALIAS(MPI_Scatter_init_c);
+BATON_ALIAS(MPI_Scatterv_init);
+BATON_ALIAS(MPI_Scatterv_init_c);
+BATON_ALIAS(MPI_Allgather_init);
+BATON_ALIAS(MPI_Allgather_init_c);
+BATON_ALIAS(MPI_Allgatherv_init);
+BATON_ALIAS(MPI_Allgatherv_init_c);
 
 }  // extern "C"

@@ -37,7 +37,7 @@ errc callback_error(int rc, const char* which, int keyval) {
   return core::error_set(e, "the %s callback of attribute key %d returned error %d", which, keyval, rc);
 }
 
-errc run_delete(core::comm* c, const core::attribute& a) {
+errc run_delete(core::comm* c, const core::attribute a) {  // by value: the callback may edit the list
   auto* fn = reinterpret_cast<MPI_Comm_delete_attr_function*>(a.kv->delete_fn);
   if (!fn) return errc::success;  // MPI_COMM_NULL_DELETE_FN
   int rc = fn(abi::to_handle(c), a.kv->id, a.value, a.kv->extra_state);
@@ -47,12 +47,22 @@ errc run_delete(core::comm* c, const core::attribute& a) {
 
 // Deletes every attribute of `c`, last set first. Stops at the first failing callback (that
 // attribute and the ones before it stay attached).
+// Removes the attribute of keyval kv from c's list, if still there (a delete callback may delete
+// other attributes of the same communicator, so positions are not kept across callbacks).
+void drop_attr(core::comm* c, core::keyval* kv) {
+  for (auto it = c->attrs.begin(); it != c->attrs.end(); ++it) {
+    if (it->kv != kv) continue;
+    c->attrs.erase(it);
+    kv->release();
+    return;
+  }
+}
+
 errc delete_all(core::comm* c) {
   while (!c->attrs.empty()) {
     core::attribute a = c->attrs.back();
     if (errc e = run_delete(c, a); e != errc::success) return e;
-    c->attrs.pop_back();
-    a.kv->release();
+    drop_attr(c, a.kv);
   }
   return errc::success;
 }
@@ -108,18 +118,6 @@ errc dup_common(core::comm* c, const core::info* hints, MPI_Comm* newcomm) {
   }
   *newcomm = abi::to_handle(n);
   return errc::success;
-}
-
-// A request that is complete from the start (MPI_Comm_idup agrees eagerly; see there).
-core::request* completed_request(core::comm* c) {
-  core::request* r = core::request_new(core::req_kind::coll);
-  c->retain();
-  r->c = c;
-  r->active = true;
-  r->status.source = MPI_ANY_SOURCE;
-  r->status.tag = MPI_ANY_TAG;
-  r->mark_complete();
-  return r;
 }
 
 int cmp_to_mpi(core::cmp_result r) {
@@ -189,8 +187,11 @@ int set_attr(const char* fn, MPI_Comm comm, int keyval, void* value) {
     if (!kv) return errc::keyval;
     if (core::attribute* a = find_attr(c, keyval)) {
       if (errc e = run_delete(c, *a); e != errc::success) return e;
-      a->value = value;
-      return errc::success;
+      // The callback may have changed the list: look the attribute up again.
+      if (core::attribute* b = find_attr(c, keyval)) {
+        b->value = value;
+        return errc::success;
+      }
     }
     kv->retain();
     c->attrs.push_back({kv, value});
@@ -209,7 +210,7 @@ int get_attr(const char* fn, MPI_Comm comm, int keyval, void* attribute_val, int
       *flag = 1;
       return errc::success;
     }
-    if (!core::keyval_find(keyval, core::keyval_kind::comm)) return errc::keyval;
+    if (!core::keyval_find(keyval, core::keyval_kind::comm, true)) return errc::keyval;
     core::attribute* a = find_attr(c, keyval);
     *flag = a ? 1 : 0;
     if (a) *static_cast<void**>(attribute_val) = a->value;
@@ -221,13 +222,11 @@ int delete_attr(const char* fn, MPI_Comm comm, int keyval) {
   core::comm* c = abi::to_comm(comm);
   if (!c) return abi::raise(fn, nullptr, errc::comm);
   return call(fn, c, [&] {
-    if (!core::keyval_find(keyval, core::keyval_kind::comm)) return errc::keyval;
-    for (auto it = c->attrs.begin(); it != c->attrs.end(); ++it) {
-      if (it->kv->id != keyval) continue;
-      if (errc e = run_delete(c, *it); e != errc::success) return e;
-      core::keyval* kv = it->kv;
-      c->attrs.erase(it);
-      kv->release();
+    if (!core::keyval_find(keyval, core::keyval_kind::comm, true)) return errc::keyval;
+    if (core::attribute* a = find_attr(c, keyval)) {
+      const core::attribute copy = *a;
+      if (errc e = run_delete(c, copy); e != errc::success) return e;
+      drop_attr(c, copy.kv);
       return errc::success;
     }
     return core::error_set(errc::keyval, "no attribute with key %d on this communicator", keyval);
@@ -347,21 +346,40 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
 }
 BATON_ALIAS(MPI_Comm_dup_with_info);
 
-// MPI_Comm_idup agrees on the context at the call, exactly like MPI_Comm_dup, and returns a request
-// that is already complete. This is NOT a fully nonblocking implementation: a program in which one
-// rank blocks on a point-to-point operation that another rank only satisfies after its own
-// MPI_Comm_idup returns (e.g. rank 0: Idup; Send to 1 | rank 1: Recv from 0; Idup) deadlocks here,
-// though it is correct MPI. Programs that call Idup on every rank before waiting on anything that
-// depends on another rank's Idup behave as the standard says.
+// MPI_Comm_idup is nonblocking: the new handle is returned at once (usable once the request
+// completes), attribute copy callbacks and hints are applied at the call, and the context is
+// agreed by the progress engine (core::comm_idup).
+static int idup_common(const char* fn, core::comm* c, const core::info* hints, MPI_Comm* newcomm,
+                       MPI_Request* request) {
+  return call(fn, c, [&] {
+    if (errc e = non_null(request, "request pointer"); e != errc::success) return e;
+    if (errc e = non_null(newcomm, "newcomm pointer"); e != errc::success) return e;
+    core::comm* n = core::comm_idup_prepare(c);
+    n->hints = hints ? hints->entries : c->hints;
+    errc copied = copy_all(c, n);
+    core::request* r = nullptr;
+    if (errc e = core::comm_idup(c, n, &r); e != errc::success) {
+      n->release();
+      return e;
+    }
+    if (copied != errc::success) {
+      // The other ranks still take part in the agreement; this one drops its result.
+      (void)delete_all(n);
+      n->release();
+      core::comm_idup_abandon(r);
+      *newcomm = MPI_COMM_NULL;
+      return copied;
+    }
+    *newcomm = abi::to_handle(n);
+    *request = abi::to_handle(r);
+    return errc::success;
+  });
+}
+
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
   core::comm* c = abi::to_comm(comm);
   if (!c) return abi::raise("MPI_Comm_idup", nullptr, errc::comm);
-  return call("MPI_Comm_idup", c, [&] {
-    if (errc e = non_null(request, "request pointer"); e != errc::success) return e;
-    if (errc e = dup_common(c, nullptr, newcomm); e != errc::success) return e;
-    *request = abi::to_handle(completed_request(c));
-    return errc::success;
-  });
+  return idup_common("MPI_Comm_idup", c, nullptr, newcomm, request);
 }
 BATON_ALIAS(MPI_Comm_idup);
 
@@ -370,12 +388,7 @@ int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MP
   if (!c) return abi::raise("MPI_Comm_idup_with_info", nullptr, errc::comm);
   core::info* in = nullptr;  // MPI_INFO_NULL: no hints
   if (info != MPI_INFO_NULL && !(in = abi::to_info(info))) return abi::raise("MPI_Comm_idup_with_info", c, errc::info);
-  return call("MPI_Comm_idup_with_info", c, [&] {
-    if (errc e = non_null(request, "request pointer"); e != errc::success) return e;
-    if (errc e = dup_common(c, in ? in : &no_hints, newcomm); e != errc::success) return e;
-    *request = abi::to_handle(completed_request(c));
-    return errc::success;
-  });
+  return idup_common("MPI_Comm_idup_with_info", c, in ? in : &no_hints, newcomm, request);
 }
 BATON_ALIAS(MPI_Comm_idup_with_info);
 
@@ -518,6 +531,11 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char* name) {
 BATON_ALIAS(MPI_Comm_set_name);
 
 int PMPI_Comm_get_name(MPI_Comm comm, char* name, int* resultlen) {
+  // MPI-4.1 7.10: the null handle has a name too.
+  if (comm == MPI_COMM_NULL && name && resultlen) {
+    abi::copy_out(name, resultlen, "MPI_COMM_NULL", MPI_MAX_OBJECT_NAME);
+    return MPI_SUCCESS;
+  }
   core::comm* c = abi::to_comm(comm);
   if (!c) return abi::raise("MPI_Comm_get_name", nullptr, errc::comm);
   if (!name || !resultlen) {

@@ -7,6 +7,8 @@
 // Every registered handle owns one core reference, so a registered type is always alive.
 #include <algorithm>
 #include <climits>
+#include <map>
+#include <tuple>
 #include <cstring>
 #include <mutex>
 #include <shared_mutex>
@@ -44,6 +46,22 @@ bool type_unregister(const core::datatype* t) {
   if (it == r.handles.end()) return false;
   if (--it->second == 0) r.handles.erase(it);
   return true;
+}
+
+// Predefined types and the predefined-like ones of MPI_Type_create_f90_*: never freed, and
+// MPI_Type_get_contents returns them as they are.
+bool is_permanent(const core::datatype& t) {
+  const core::combiner c = t.get_combiner();
+  return t.is_predefined() || c == core::combiner::f90_real || c == core::combiner::f90_complex ||
+         c == core::combiner::f90_integer;
+}
+
+// How many user handles `t` has (0 if none).
+int64_t type_handles(const core::datatype* t) {
+  type_registry& r = registry();
+  std::shared_lock lock(r.m);
+  auto it = r.handles.find(t);
+  return it == r.handles.end() ? 0 : it->second;
 }
 
 errc null_arg(const char* what) {
@@ -307,7 +325,7 @@ int contents_impl(const char* fn, MPI_Datatype datatype, int64_t max_integers, i
     // Derived components come back as new handles the caller must free; predefined ones do not.
     const auto types = t->contents_datatypes();
     for (size_t i = 0; i < types.size(); ++i) {
-      if (!types[i]->is_predefined()) {
+      if (!is_permanent(*types[i])) {
         types[i]->retain();
         try {
           abi::type_register(types[i]);
@@ -641,7 +659,14 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return construct("MPI_Type_dup", newtype, false, [&](core::datatype** out) {
     const core::datatype* old = nullptr;
     if (errc e = get_type(oldtype, &old); e != errc::success) return e;
-    return core::type_dup(old, out);
+    if (errc e = core::type_dup(old, out); e != errc::success) return e;
+    if (errc e = abi::type_copy_attrs(old, *out); e != errc::success) {
+      (void)abi::type_delete_attrs(*out);
+      (*out)->release();
+      *out = nullptr;
+      return e;
+    }
+    return errc::success;
   });
 }
 BATON_ALIAS(MPI_Type_dup);
@@ -665,6 +690,16 @@ int PMPI_Type_free(MPI_Datatype* datatype) {
   if (t->is_predefined()) {
     return abi::raise(
         fn, nullptr, core::error_set(errc::type, "%s is a predefined datatype and cannot be freed", t->name().c_str()));
+  }
+  if (is_permanent(*t)) {
+    return abi::raise(fn, nullptr,
+                      core::error_set(errc::type,
+                                      "the datatype was made by MPI_Type_create_f90_* (predefined) and cannot be "
+                                      "freed"));
+  }
+  if (type_handles(t) == 1) {
+    // The user's last handle: the attributes go with it (a failing delete callback keeps the type).
+    if (errc e = abi::type_delete_attrs(t); e != errc::success) return abi::raise(fn, nullptr, e);
   }
   if (!type_unregister(t)) {
     return abi::raise(fn, nullptr,
@@ -804,6 +839,12 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char* type_name) {
 }
 int PMPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen) {
   const char* fn = "MPI_Type_get_name";
+  // MPI-4.1 7.10: the null handle has a name too.
+  if (datatype == MPI_DATATYPE_NULL && type_name && resultlen) {
+    std::strcpy(type_name, "MPI_DATATYPE_NULL");
+    *resultlen = static_cast<int>(std::strlen(type_name));
+    return MPI_SUCCESS;
+  }
   const core::datatype* t = nullptr;
   if (errc e = get_type(datatype, &t); e != errc::success) return abi::raise(fn, nullptr, e);
   if (!type_name || !resultlen) return abi::raise(fn, nullptr, null_arg("type_name or resultlen"));
@@ -853,6 +894,100 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
                     core::error_set(errc::arg, "no predefined type of class %d has size %d", typeclass, size));
 }
 BATON_ALIAS(MPI_Type_match_size);
+
+// MPI_Type_create_f90_real/complex/integer (MPI-4.1 19.1.9): the predefined type Fortran's
+// SELECTED_REAL_KIND(p, r) / SELECTED_INT_KIND(r) would pick with gfortran's kinds 4, 8, 16 (real)
+// and 1, 2, 4, 8, 16 (integer), presented as a predefined-like type whose envelope is
+// MPI_COMBINER_F90_* with the arguments as given. One type per (combiner, p, r), made at the first
+// call and kept to the end (never freed: MPI_Type_free refuses it, as for a named type).
+
+namespace {
+
+struct f90_cache {
+  std::mutex m;
+  std::map<std::tuple<int, int, int>, const core::datatype*> types;
+};
+f90_cache& f90_types() {
+  static auto* c = new f90_cache;
+  return *c;
+}
+
+// A negative argument (MPI_UNDEFINED included) asks for nothing, as in Fortran.
+MPI_Datatype f90_real_base(int p, int r) {
+  const int pp = p < 0 ? 0 : p, rr = r < 0 ? 0 : r;
+  if (pp <= 6 && rr <= 37) return MPI_REAL4;
+  if (pp <= 15 && rr <= 307) return MPI_REAL8;
+  if (pp <= 33 && rr <= 4931) return MPI_REAL16;
+  return MPI_DATATYPE_NULL;
+}
+
+MPI_Datatype f90_integer_base(int r) {
+  const int rr = r < 0 ? 0 : r;
+  if (rr <= 2) return MPI_INTEGER1;
+  if (rr <= 4) return MPI_INTEGER2;
+  if (rr <= 9) return MPI_INTEGER4;
+  if (rr <= 18) return MPI_INTEGER8;
+  if (rr <= 38) return MPI_INTEGER16;
+  return MPI_DATATYPE_NULL;
+}
+
+int f90_impl(const char* fn, core::combiner which, int p, int r, MPI_Datatype* newtype) {
+  if (!newtype) return abi::raise(fn, nullptr, null_arg("newtype"));
+  MPI_Datatype base = MPI_DATATYPE_NULL;
+  if (which == core::combiner::f90_integer) {
+    base = f90_integer_base(r);
+    if (base == MPI_DATATYPE_NULL)
+      return abi::raise(fn, nullptr,
+                        core::error_set(errc::arg, "no integer kind has a decimal exponent range of %d", r));
+  } else {
+    if (p < 0 && r < 0)
+      return abi::raise(fn, nullptr,
+                        core::error_set(errc::arg, "p and r are both MPI_UNDEFINED (one of them is required)"));
+    base = f90_real_base(p, r);
+    if (base == MPI_DATATYPE_NULL)
+      return abi::raise(fn, nullptr,
+                        core::error_set(errc::arg, "no real kind has precision %d and decimal exponent range %d", p,
+                                        r));
+    if (which == core::combiner::f90_complex)
+      base = base == MPI_REAL4 ? MPI_COMPLEX8 : base == MPI_REAL8 ? MPI_COMPLEX16 : MPI_COMPLEX32;
+  }
+  const core::datatype* b = nullptr;
+  if (errc e = get_type(base, &b); e != errc::success) return abi::raise(fn, nullptr, e);
+  return call(fn, nullptr, [&] {
+    f90_cache& c = f90_types();
+    std::lock_guard<std::mutex> g(c.m);
+    const auto key = std::make_tuple(static_cast<int>(which), which == core::combiner::f90_integer ? 0 : p, r);
+    auto it = c.types.find(key);
+    if (it == c.types.end()) {
+      core::datatype* t = nullptr;
+      if (errc e = core::type_f90(which, p, r, b, &t); e != errc::success) return e;
+      try {
+        abi::type_register(t);
+        it = c.types.emplace(key, t).first;
+      } catch (...) {
+        t->release();
+        throw;
+      }
+    }
+    *newtype = abi::to_handle(it->second);
+    return errc::success;
+  });
+}
+
+}  // namespace
+
+int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype) {
+  return f90_impl("MPI_Type_create_f90_real", core::combiner::f90_real, p, r, newtype);
+}
+int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype) {
+  return f90_impl("MPI_Type_create_f90_complex", core::combiner::f90_complex, p, r, newtype);
+}
+int PMPI_Type_create_f90_integer(int r, MPI_Datatype* newtype) {
+  return f90_impl("MPI_Type_create_f90_integer", core::combiner::f90_integer, MPI_UNDEFINED, r, newtype);
+}
+BATON_ALIAS(MPI_Type_create_f90_real);
+BATON_ALIAS(MPI_Type_create_f90_complex);
+BATON_ALIAS(MPI_Type_create_f90_integer);
 
 int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype* pair_type) {
   const char* fn = "MPI_Type_get_value_index";

@@ -60,7 +60,10 @@ errc check_array(const char* fn, int count, const MPI_Request* reqs, core::comm*
   return errc::success;
 }
 
-void wait_for(const std::function<bool()>& done) {
+// A template, not std::function: the completion calls' predicates capture more than fits inline
+// and would allocate at every wait.
+template <class Done>
+void wait_for(Done&& done) {
   core::engine_guard g;
   core::progress_wait(g, done);
 }
@@ -588,19 +591,19 @@ BATON_ALIAS(MPI_Get_elements_x);
 int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) {
   const core::datatype* t = abi::to_type(datatype);
   if (!t) return abi::raise("MPI_Status_set_elements", nullptr, errc::type);
-  abi::set_status_bytes(status, uint64_t(count) * uint64_t(t->size()));
+  abi::set_status_bytes(status, uint64_t(t->bytes_of_elements(count)));  // count is in basic elements
   return MPI_SUCCESS;
 }
 int PMPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
   const core::datatype* t = abi::to_type(datatype);
   if (!t) return abi::raise("MPI_Status_set_elements_c", nullptr, errc::type);
-  abi::set_status_bytes(status, uint64_t(count) * uint64_t(t->size()));
+  abi::set_status_bytes(status, uint64_t(t->bytes_of_elements(count)));  // count is in basic elements
   return MPI_SUCCESS;
 }
 int PMPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
   const core::datatype* t = abi::to_type(datatype);
   if (!t) return abi::raise("MPI_Status_set_elements_x", nullptr, errc::type);
-  abi::set_status_bytes(status, uint64_t(count) * uint64_t(t->size()));
+  abi::set_status_bytes(status, uint64_t(t->bytes_of_elements(count)));  // count is in basic elements
   return MPI_SUCCESS;
 }
 BATON_ALIAS(MPI_Status_set_elements);

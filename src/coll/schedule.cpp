@@ -102,6 +102,8 @@ struct run {
   bool queued = false;
   errc error = errc::success;
   core::request* user = nullptr;
+  std::vector<core::request*> prepared;  // bound runs: step -> its prepared request (send/recv steps)
+  bool bound = false;
 };
 
 namespace {
@@ -123,6 +125,14 @@ void on_step_complete(core::request* q) {
   queue(r);
 }
 
+// Bound runs keep their step requests: completion only records the step.
+void on_bound_step_complete(core::request* q) {
+  run* r = static_cast<run*>(q->ext);
+  if (q->status.error != errc::success && r->error == errc::success) r->error = q->status.error;
+  r->completed.push_back(q->step);
+  queue(r);
+}
+
 char* address(run* r, buf_ref b) { return static_cast<char*>(r->base[b.slot]) + b.offset; }
 
 void* type_handle(const core::datatype* t) {
@@ -140,6 +150,10 @@ void start_step(run* r, uint32_t idx) {
   switch (s.kind) {
     case step_kind::send:
     case step_kind::recv:
+      if (r->bound) {
+        p2p::start_prepared(r->prepared[idx]);
+        break;
+      }
       (void)p2p::start_internal(s.kind == step_kind::send ? core::req_kind::send : core::req_kind::recv,
                                 address(r, s.a), s.count, s.type, s.peer, r->tag_prefix | static_cast<int>(s.ordinal),
                                 r->c, r->c->ctx + 1, on_step_complete, r, idx);
@@ -188,9 +202,10 @@ void advance(run* r) {
 
 bool coll_poll() {
   if (g_ready.empty()) return false;
-  std::vector<run*> batch;
+  static std::vector<run*> batch;  // swapped with g_ready, so neither allocates in the steady state
   batch.swap(g_ready);
   for (run* r : batch) advance(r);
+  batch.clear();
   return true;
 }
 
@@ -221,15 +236,15 @@ void schedule_init() {
 
 uint64_t runs_in_flight() { return g_in_flight; }
 
-errc run_start(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf, int tag_prefix,
-               core::request** out) {
+namespace {
+// A run of p on c with these buffers: references, temporaries and per-step state, not started.
+run* make_run(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf) {
   schedule_init();
   run* r = new run;
   r->p = p;
   p->retain();
   r->c = c;
   c->retain();
-  ++c->coll_pending;
   r->base[slot_send] = const_cast<void*>(sendbuf);
   r->base[slot_recv] = recvbuf;
   int64_t total = 0;
@@ -240,27 +255,74 @@ errc run_start(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf,
     r->base[slot_tmp + k] = r->tmp + at;
     at += (p->tmp_bytes[k] + 63) / 64 * 64;
   }
-  r->tag_prefix = tag_prefix;
+  r->waiting.resize(p->steps.size());
+  return r;
+}
+
+// Starts every step without dependencies; the run finishes inside when nothing waits.
+void launch(run* r) {
+  const plan* p = r->p;
+  ++r->c->coll_pending;
+  ++g_in_flight;
+  core::progress_inflight_add(1);
   const uint32_t n = static_cast<uint32_t>(p->steps.size());
-  r->waiting.resize(n);
   r->remaining = n;
+  r->error = errc::success;
+  r->queued = true;  // completions during start-up are retired by the advance() below
+  for (uint32_t i = 0; i < n; ++i) r->waiting[i] = p->steps[i].dep_end - p->steps[i].dep_begin;
+  for (uint32_t i = 0; i < n; ++i)
+    if (r->waiting[i] == 0) start_step(r, i);
+  advance(r);
+}
+}  // namespace
+
+errc run_start(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf, int tag_prefix, core::request** out) {
+  run* r = make_run(p, c, sendbuf, recvbuf);
+  r->tag_prefix = tag_prefix;
   core::request* u = core::request_new(core::req_kind::coll);
   u->ops = &coll_request_ops;
   u->ext = r;
   u->c = nullptr;  // the run holds the communicator
   u->active = true;
   r->user = u;
-  ++g_in_flight;
-  core::progress_inflight_add(1);
   *out = u;
-  r->queued = true;  // completions during start-up are retired by the advance() below
-  for (uint32_t i = 0; i < n; ++i) {
-    r->waiting[i] = p->steps[i].dep_end - p->steps[i].dep_begin;
-  }
-  for (uint32_t i = 0; i < n; ++i)
-    if (r->waiting[i] == 0) start_step(r, i);
-  advance(r);
+  launch(r);
   return errc::success;
+}
+
+errc run_bind(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf, uint32_t persistent_id,
+              core::request* user, run** out) {
+  run* r = make_run(p, c, sendbuf, recvbuf);
+  r->bound = true;
+  r->user = user;
+  const uint32_t n = static_cast<uint32_t>(p->steps.size());
+  r->completed.reserve(n);  // each step completes once per start
+  r->prepared.assign(n, nullptr);
+  for (uint32_t i = 0; i < n; ++i) {
+    const step& s = p->steps[i];
+    if (s.kind != step_kind::send && s.kind != step_kind::recv) continue;
+    r->prepared[i] = p2p::prepare_internal(
+        s.kind == step_kind::send ? core::req_kind::send : core::req_kind::recv, address(r, s.a), s.count, s.type,
+        s.peer, persistent_tag(persistent_id, s.ordinal), c, c->ctx + 1, on_bound_step_complete, r, i);
+  }
+  *out = r;
+  return errc::success;
+}
+
+void run_restart(run* r) {
+  core::request* u = r->user;
+  u->status = core::req_status{};
+  u->complete.store(false, std::memory_order_relaxed);
+  launch(r);
+}
+
+void run_unbind(run* r) {
+  for (core::request* q : r->prepared)
+    if (q) p2p::release_prepared(q);
+  std::free(r->tmp);
+  r->p->release();
+  r->c->release();
+  delete r;
 }
 
 }  // namespace baton::coll

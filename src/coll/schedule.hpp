@@ -137,6 +137,29 @@ inline int make_tag_prefix(uint64_t seq, bool nonblocking) {
   return (nonblocking ? (1 << 30) : 0) | static_cast<int>((seq & 0x3ffff) << 12);
 }
 
+// ---- Runs bound once and started many times (persistent collectives: src/coll/persistent.cpp) ----
+//
+// Persistent collectives match in a tag space of their own: negative tags in (-2^30, -4096], one
+// block of 4096 ordinals per persistent id, so they never meet blocking or nonblocking collectives
+// (non-negative tags), communicator creation (below -2^30) or the wildcards. Consecutive starts of
+// one persistent operation reuse its tags: a pair's messages arrive in order, and a start begins
+// only after the previous one completed locally, so start k's messages match start k's steps.
+constexpr uint32_t max_persistent_ids = (1u << 18) - 1;
+inline int persistent_tag(uint32_t id, uint32_t ordinal) {
+  return -static_cast<int>(((id + 1) << 12) | (ordinal & 0xfff));
+}
+
+// Binds a run of `p` on c to these buffers once: temporaries, per-step state, and one prepared
+// point-to-point request per send/recv step (peer, tag, buffer and type fixed). `user` is the
+// persistent request each start completes. The run takes references on p and c. Engine lock held.
+[[nodiscard]] errc run_bind(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf, uint32_t persistent_id,
+                            core::request* user, run** out);
+// Starts a bound run again; the previous start must have completed. Allocates nothing. Engine
+// lock held.
+void run_restart(run* r);
+// Releases a bound run that is not running.
+void run_unbind(run* r);
+
 // Registers the collective poller with the progress engine (once).
 void schedule_init();
 

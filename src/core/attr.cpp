@@ -8,7 +8,7 @@ namespace baton::core {
 
 namespace {
 std::mutex g_keyval_mutex;
-std::unordered_map<int, keyval*> g_keyvals;  // live (not yet freed by the user) keyvals
+std::unordered_map<int, keyval*> g_keyvals;  // live keyvals (freed ones too while attributes hold them)
 int g_next_keyval = keyval_first_user;
 
 const char* kind_name(keyval_kind k) {
@@ -25,7 +25,13 @@ const char* kind_name(keyval_kind k) {
 }  // namespace
 
 void keyval::release() {
-  if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+  if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    {
+      std::lock_guard<std::mutex> g(g_keyval_mutex);
+      g_keyvals.erase(id);
+    }
+    delete this;
+  }
 }
 
 bool keyval_is_predefined(int id) {
@@ -46,9 +52,13 @@ errc keyval_create(keyval_kind kind, void* copy_fn, void* delete_fn, void* extra
   return errc::success;
 }
 
-keyval* keyval_find(int id, keyval_kind kind) {
+keyval* keyval_find(int id, keyval_kind kind, bool allow_freed) {
   std::lock_guard<std::mutex> g(g_keyval_mutex);
   auto it = g_keyvals.find(id);
+  if (it != g_keyvals.end() && it->second->freed && !allow_freed) {
+    (void)error_set(errc::keyval, "attribute key %d was freed (MPI_*_free_keyval): no new attribute may use it", id);
+    return nullptr;
+  }
   if (it == g_keyvals.end()) {
     if (id == 0)
       (void)error_set(errc::keyval, "invalid attribute key (MPI_KEYVAL_INVALID)");
@@ -67,13 +77,13 @@ keyval* keyval_find(int id, keyval_kind kind) {
 }
 
 errc keyval_free(int id, keyval_kind kind) {
-  keyval* k = keyval_find(id, kind);
+  keyval* k = keyval_find(id, kind, true);
   if (!k) return errc::keyval;
   {
     std::lock_guard<std::mutex> g(g_keyval_mutex);
-    g_keyvals.erase(id);
+    if (k->freed) return errc::success;  // freed before, still held by attributes: nothing to drop
+    k->freed = true;
   }
-  k->freed = true;
   k->release();
   return errc::success;
 }

@@ -8,7 +8,8 @@
 // Keyval numbers: 0 is MPI_KEYVAL_INVALID; 501-507 and 601-605 are the standard's predefined keys,
 // 1001-1099 Baton's (mpix.h). User keyvals start at keyval_first_user and are never reused.
 // A keyval freed while attributes still use it stays alive (reference counted) until the last of
-// them is deleted; its number is refused from then on by set/get/delete.
+// them is deleted (MPI-4.1 7.7.2): until then get_attr / delete_attr / free_keyval still accept its
+// number (a second free does nothing), set_attr refuses it; afterwards the number is invalid.
 #pragma once
 
 #include <atomic>
@@ -46,8 +47,9 @@ struct attribute {
 bool keyval_is_predefined(int id);
 
 [[nodiscard]] errc keyval_create(keyval_kind kind, void* copy_fn, void* delete_fn, void* extra_state, int* id);
-// The live (not freed) keyval of this number and kind; nullptr with errc::keyval set otherwise.
-keyval* keyval_find(int id, keyval_kind kind);
+// The live keyval of this number and kind; nullptr with errc::keyval set otherwise. One the user
+// freed (still held by attributes) is found only with allow_freed.
+keyval* keyval_find(int id, keyval_kind kind, bool allow_freed = false);
 // Marks the keyval freed and drops the user's reference.
 [[nodiscard]] errc keyval_free(int id, keyval_kind kind);
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <mutex>
 
 #include "coll/schedule.hpp"
 #include "core/datatype.hpp"
@@ -12,19 +11,6 @@
 namespace baton::core {
 
 namespace {
-// Context ids come in pairs (p2p, collective): pair k is contexts 2k and 2k+1.
-constexpr int context_words = 256;  // 16384 pairs
-uint64_t g_free_mask[context_words];
-bool g_mask_ready = false;
-std::mutex g_ctx_mutex;     // guards the free mask (taken briefly, also from completion paths)
-std::mutex g_create_mutex;  // one context agreement at a time in this process
-
-void mask_init() {
-  if (g_mask_ready) return;
-  for (auto& w : g_free_mask) w = ~0ull;
-  g_mask_ready = true;
-}
-
 const datatype* byte_type() { return predefined_datatype(0x247); }
 
 // Internal collectives over point-to-point on the communicator's collective context. Every
@@ -152,71 +138,6 @@ void comm::release() {
     if (eh) eh->release();
     delete this;
   }
-}
-
-void context_reserve(uint32_t ctx) {
-  std::lock_guard<std::mutex> g(g_ctx_mutex);
-  mask_init();
-  uint32_t pair = ctx / 2;
-  g_free_mask[pair / 64] &= ~(1ull << (pair % 64));
-}
-
-void context_release(uint32_t ctx) {
-  std::lock_guard<std::mutex> g(g_ctx_mutex);
-  uint32_t pair = ctx / 2;
-  g_free_mask[pair / 64] |= 1ull << (pair % 64);
-}
-
-errc comm_agree_context_among(comm* parent, const std::vector<int>& members, int tag, uint32_t* ctx) {
-  int me = -1;
-  for (size_t i = 0; i < members.size(); ++i)
-    if (members[i] == parent->rank) me = int(i);
-  if (me < 0) return error_set(errc::intern, "context agreement by a rank that is not a member");
-  std::lock_guard<std::mutex> create(g_create_mutex);
-  uint64_t mine[context_words];
-  {
-    std::lock_guard<std::mutex> g(g_ctx_mutex);
-    mask_init();
-    std::memcpy(mine, g_free_mask, sizeof mine);
-  }
-  // The first member ANDs every member's free mask, picks the lowest common free pair and
-  // broadcasts its number (no_context when there is none).
-  constexpr uint32_t no_context = ~0u;
-  uint32_t chosen = no_context;
-  std::vector<uint64_t> all(me == 0 ? members.size() * context_words : 0);
-  if (members.size() > 1) {
-    if (errc e = gather_among(parent, members, me, tag, mine, sizeof mine, all.data()); e != errc::success) return e;
-  } else {
-    all.assign(mine, mine + context_words);
-  }
-  if (me == 0) {
-    for (int w = 0; w < context_words && chosen == no_context; ++w) {
-      uint64_t m = ~0ull;
-      for (size_t r = 0; r < members.size(); ++r) m &= all[r * context_words + size_t(w)];
-      if (m) chosen = uint32_t(w * 64 + __builtin_ctzll(m));
-    }
-  }
-  if (members.size() > 1)
-    if (errc e = bcast_among(parent, members, me, tag, &chosen, sizeof chosen); e != errc::success) return e;
-  if (chosen == no_context)
-    return error_set(errc::intern, "out of communicator context ids (%d pairs, none free on every member)",
-                     context_words * 64);
-  std::lock_guard<std::mutex> g(g_ctx_mutex);
-  g_free_mask[chosen / 64] &= ~(1ull << (chosen % 64));
-  *ctx = chosen * 2;
-  return errc::success;
-}
-
-errc comm_agree_context(comm* parent, uint32_t* ctx) {
-  return comm_agree_context_among(parent, all_ranks(parent), next_tag(parent), ctx);
-}
-
-int context_in_use_count() {
-  std::lock_guard<std::mutex> g(g_ctx_mutex);
-  mask_init();
-  int n = 0;
-  for (uint64_t w : g_free_mask) n += 64 - __builtin_popcountll(w);
-  return n;
 }
 
 int comm_rank_of_world(const comm* c, int w) {

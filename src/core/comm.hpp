@@ -15,6 +15,8 @@
 
 namespace baton::core {
 
+class request;
+
 constexpr uint32_t comm_magic = 0x434f4d31;  // "COM1"
 
 enum class errhandler_kind : uint8_t { fatal, ret, abort, user };
@@ -44,6 +46,8 @@ class comm {
   bool predefined = false;
   uint64_t coll_seq = 0;     // collective sequence number, consumed identically by every rank
   uint32_t coll_pending = 0; // collective schedules of this communicator still running
+  uint64_t pcoll_seq = 0;    // persistent collective inits so far (src/coll/persistent.cpp)
+  std::vector<uint64_t> pcoll_live;  // bitmap of persistent collective ids in use (lazily sized)
   std::vector<attribute> attrs;  // cached attributes, in the order first set (src/abi runs callbacks)
   std::vector<std::pair<std::string, std::string>> hints;  // info hints (MPI_Comm_set_info)
 
@@ -70,7 +74,33 @@ constexpr int create_group_tag(int tag) { return -0x40000000 - int(uint32_t(tag)
 // Rank in `c` of world rank `w`, -1 if not a member.
 int comm_rank_of_world(const comm* c, int w);
 
-// Context ids: agreed over `parent` by an AND of every member's free mask.
+// MPI_Comm_idup in two steps: comm_idup_prepare makes the new communicator (its ctx is
+// context_none: unusable until the request completes), the caller copies attributes and hints onto
+// it, then comm_idup starts the agreement (collective over `parent`) and gives a collective-kind
+// request that completes when the context is set (status.error says if the agreement failed). If
+// the caller fails between the two, it still starts the agreement (the other ranks need it) and
+// abandons the request with comm_idup_abandon (freed when the agreement ends).
+comm* comm_idup_prepare(comm* parent);
+[[nodiscard]] errc comm_idup(comm* parent, comm* c, request** req);
+void comm_idup_abandon(request* req);
+
+// Context ids (comm_context.cpp). Each process keeps a free mask of 16384 context pairs, split into
+// an eager portion (the first 4096 pairs) and a main portion. An agreement runs in rounds over the
+// members, as internal point-to-point on the parent's collective context with one tag (the
+// parent's collective sequence, or create_group_tag): every member sends the root its free mask of
+// the portions it owns (zeros elsewhere) and the ownership flags; the root ANDs them and sends back
+// the lowest common free pair, or "retry". A process lends each portion to one agreement at a time,
+// so concurrent agreements never pick the same pair. Round 0 uses the eager portion if it is free
+// (one round in the common case); it also proves that every member has started the agreement, so
+// from round 1 on an agreement never waits on a rank that has not joined. In round 1 and later
+// the main portion (and the eager one, if free) goes to this process's highest-priority pending
+// agreement, priority being (parent context, tag), the same order on every process: the highest
+// agreement pending anywhere gets the portion on all its members within a round or two, then the
+// next, so concurrent agreements over overlapping communicators never livelock or deadlock.
+// Rounds advance from the progress engine (request callbacks only count and queue), so
+// MPI_Comm_idup is truly nonblocking; the blocking constructors start an agreement and wait.
+constexpr uint32_t context_none = ~0u;  // the context of a communicator whose idup is pending
+// Agreed over all of `parent` (blocking; consumes one collective sequence number).
 [[nodiscard]] errc comm_agree_context(comm* parent, uint32_t* ctx);
 // The same over a subset of the parent: `members` are parent ranks (ascending order is not
 // required, but every member must pass the same list), `tag` is used on the collective context.

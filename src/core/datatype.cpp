@@ -25,6 +25,7 @@ void datatype::release() const noexcept {
 datatype::~datatype() {
   for (datatype* t : types_) t->release();
   if (impl_ != nullptr) impl_->release();
+  for (attribute& a : attrs_) a.kv->release();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -276,6 +277,23 @@ errc type_dup(const datatype* old, datatype** out) {
   *out = t;
   if (old->is_committed()) return t->commit();
   return errc::success;
+}
+
+errc type_f90(combiner which, int64_t p, int64_t r, const datatype* base, datatype** out) {
+  const char* what = "f90 type";
+  if (errc e = check_old(base, what); e != errc::success) return e;
+  if (which != combiner::f90_real && which != combiner::f90_complex && which != combiner::f90_integer)
+    return error_set(errc::intern, "f90 type with combiner %d", static_cast<int>(which));
+  datatype* t = datatype_builder::make(which);
+  if (t == nullptr) return no_mem(what);
+  base->retain();
+  datatype_builder::adopt(t, const_cast<datatype*>(base));
+  auto& ints = datatype_builder::ints(t);
+  if (which != combiner::f90_integer) ints.push_back(p);
+  ints.push_back(r);
+  t->set_name(base->name());
+  *out = t;
+  return t->commit();
 }
 
 // ---------------------------------------------------------------------------------------------

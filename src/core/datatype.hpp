@@ -31,6 +31,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/attr.hpp"
 #include "core/error.hpp"
 
 namespace baton::core {
@@ -125,6 +126,11 @@ class datatype {
   const std::string& name() const noexcept { return name_; }
   void set_name(std::string_view n) { name_ = std::string(n); }
 
+  // Cached attributes (MPI_Type_set_attr), in the order first set, predefined types included.
+  // src/abi runs the callbacks and serialises access; the destructor drops the keyval references
+  // of whatever is left (no callback runs then).
+  std::vector<attribute>& attrs() const noexcept { return attrs_; }
+
   // Commit builds the compiled form. Idempotent; predefined types are born committed.
   [[nodiscard]] errc commit();
 
@@ -154,6 +160,9 @@ class datatype {
   // stream of a message of this type, or -1 when that prefix ends inside a basic element. Here a
   // pair type counts as its two members (MPI_2INT is two ints).
   int64_t elements_in(uint64_t packed_bytes) const;
+  // The inverse (MPI_Status_set_elements): bytes of the packed stream that hold its first n basic
+  // elements (pair members counted separately, as above).
+  int64_t bytes_of_elements(int64_t n) const;
 
   ~datatype();
 
@@ -192,6 +201,7 @@ class datatype {
   std::vector<datatype*> types_;  // retained component types (the contents' datatypes)
   datatype* impl_ = nullptr;      // subarray/darray/dup: the equivalent type tree, retained
   std::vector<dt_segment> segs_;  // compiled form (empty for size 0)
+  mutable std::vector<attribute> attrs_;
 
   friend class pack_cursor;
   friend int64_t external32_size(const datatype& t);
@@ -238,6 +248,10 @@ const datatype* value_index_datatype(const datatype& value, const datatype& inde
                                const int dargs[], const int psizes[], array_order order, const datatype* old,
                                datatype** out);
 [[nodiscard]] errc type_dup(const datatype* old, datatype** out);
+// MPI_Type_create_f90_real/complex/integer: a committed type with `base`'s type map (a predefined
+// type chosen by src/abi from the precision p and range r) whose envelope says `which` with the
+// integers (p, r) (just r for f90_integer) and no datatypes.
+[[nodiscard]] errc type_f90(combiner which, int64_t p, int64_t r, const datatype* base, datatype** out);
 
 // --- Resumable pack / unpack over the packed byte stream of (buf, count, type) ---
 // The packed stream is the concatenation, in type map order, of the data bytes of count elements

@@ -120,4 +120,20 @@ int64_t datatype::elements_in(uint64_t packed_bytes) const {
   return acc == rem ? n : -1;
 }
 
+int64_t datatype::bytes_of_elements(int64_t n) const {
+  if (size_ == 0 || n <= 0) return 0;
+  if (basic_ != nullptr && basic_->pair_first_ == nullptr) return n * basic_->size_;
+  int64_t per = 0;
+  datatype_builder::walk(*this, 0, [&](const datatype&, int64_t) { ++per; });
+  int64_t bytes = n / per * size_;
+  int64_t rem = n % per;
+  datatype_builder::walk(*this, 0, [&](const datatype& leaf, int64_t) {
+    if (rem > 0) {
+      bytes += leaf.size();
+      --rem;
+    }
+  });
+  return bytes;
+}
+
 }  // namespace baton::core

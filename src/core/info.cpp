@@ -3,6 +3,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -79,16 +80,27 @@ void fill_env(info* in, const std::vector<std::string>& argv) {
     for (size_t i = 1; i < argv.size(); ++i) a += (i > 1 ? " " : "") + argv[i];
     put("argv", a);
   }
-  put("maxprocs", std::to_string(R.world_size));
-  put("soft", std::to_string(R.world_size));
-  put("host", R.hostname);
+  // The same values before MPI_Init, after it and after MPI_Finalize (MPI_Info_create_env may be
+  // called at any time): the launcher's job size, the host's name, the launch-time thread level.
+  int procs = R.world_size;
+  if (!R.initialized.load()) {
+    const char* ps = std::getenv("PMI_SIZE");
+    procs = std::getenv("PMI_FD") && ps ? std::atoi(ps) : 1;
+  }
+  put("maxprocs", std::to_string(procs));
+  put("soft", std::to_string(procs));
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) == 0) put("host", host);
   struct utsname u;
   if (uname(&u) == 0) put("arch", u.machine);
   char cwd[4096];
   if (getcwd(cwd, sizeof cwd)) put("wdir", cwd);
+  // "thread_level" is the level requested before the program started (MPI-4.1 11.2.4): Baton's
+  // launch-time knob BATON_THREAD_LEVEL, when set; MPI_Init_thread's argument does not change it.
   static const char* levels[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED",
                                  "MPI_THREAD_MULTIPLE"};
-  put("thread_level", levels[int(R.level) & 3]);
+  if (const char* v = std::getenv("BATON_THREAD_LEVEL"); v && *v && std::atoi(v) >= 0 && std::atoi(v) <= 3)
+    put("thread_level", levels[std::atoi(v)]);
 }
 }  // namespace
 

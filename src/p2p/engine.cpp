@@ -238,6 +238,38 @@ void rndv_start(request* r, int peer_world, uint64_t cookie, uint64_t addr, bool
 }
 
 // A receive matched an unexpected message: deliver it.
+// Payload buffers of unexpected eager messages, kept per power-of-two size class (up to 64 KiB,
+// at most 32 per class) so repeated exchanges that arrive before their receive allocate nothing
+// in the steady state. Engine lock held.
+constexpr int uq_classes = 17;  // 2^0 .. 2^16 bytes
+std::vector<char*> g_uq_bufs[uq_classes];
+
+int uq_class(uint64_t len) {
+  int k = 0;
+  while ((uint64_t(1) << k) < len) ++k;
+  return k;
+}
+
+char* uq_buf_alloc(uint64_t len) {
+  const int k = uq_class(len);
+  if (k >= uq_classes) return static_cast<char*>(std::malloc(len));
+  if (!g_uq_bufs[k].empty()) {
+    char* b = g_uq_bufs[k].back();
+    g_uq_bufs[k].pop_back();
+    return b;
+  }
+  return static_cast<char*>(std::malloc(uint64_t(1) << k));
+}
+
+void uq_buf_free(char* b, uint64_t len) {
+  const int k = uq_class(len);
+  if (k >= uq_classes || g_uq_bufs[k].size() >= 32) {
+    std::free(b);
+    return;
+  }
+  g_uq_bufs[k].push_back(b);
+}
+
 void deliver_unexpected(request* r, unexpected* u) {
   set_recv_status(r, u->src, u->tag, u->len);
   r->matched_ = true;
@@ -269,7 +301,7 @@ void deliver_unexpected(request* r, unexpected* u) {
       break;
     }
   }
-  if (u->data && u->data != u->inline_data) std::free(u->data);
+  if (u->data && u->data != u->inline_data) uq_buf_free(u->data, u->len);
   delete u;
 }
 
@@ -283,7 +315,7 @@ unexpected* new_eager_uq(const pkt_header* h, int peer_world) {
   u->peer_world = peer_world;
   u->sync = h->flags & flag_sync;
   u->cookie = h->cookie;
-  u->data = h->msg_len <= sizeof u->inline_data ? u->inline_data : static_cast<char*>(std::malloc(h->msg_len));
+  u->data = h->msg_len <= sizeof u->inline_data ? u->inline_data : uq_buf_alloc(h->msg_len);
   return u;
 }
 
@@ -496,7 +528,7 @@ void self_send(request* r) {
   u->len = r->total;
   if (r->mode != send_mode::synchronous && r->total <= eng().eager_max) {
     u->kind = uq_kind::eager;
-    u->data = r->total <= sizeof u->inline_data ? u->inline_data : static_cast<char*>(std::malloc(r->total));
+    u->data = r->total <= sizeof u->inline_data ? u->inline_data : uq_buf_alloc(r->total);
     copy_out(r, 0, u->data, r->total);
     u->received = r->total;
     r->done = r->total;
@@ -633,6 +665,14 @@ errc engine_init() {
   const uint32_t nlocal = static_cast<uint32_t>(R.world_of_local.size());
   e.me_local = static_cast<uint32_t>(R.local_rank);
   e.peers.resize(nlocal);
+  e.active_peers.reserve(nlocal);  // never grows while messages flow
+  for (auto& bufs : g_uq_bufs) bufs.reserve(32);
+  {
+    // Unexpected-message entries for a ring's worth of messages from every peer, up front.
+    std::vector<unexpected*> warm(32 * nlocal + 64);
+    for (auto& u : warm) u = new unexpected;
+    for (auto* u : warm) delete u;
+  }
   for (uint32_t l = 0; l < nlocal; ++l) e.peers[l].local = l;
   if (nlocal > 1) {
     std::string name = "/baton." + R.pmi.kvsname() + "." + std::to_string(R.world_of_local[0]);
@@ -661,10 +701,14 @@ void engine_finalize() {
     if (!m) continue;
     while (unexpected* u = m->uq_head) {
       m->remove_uq(u);
-      if (u->data && u->data != u->inline_data) std::free(u->data);
+      if (u->data && u->data != u->inline_data) uq_buf_free(u->data, u->len);
       delete u;
     }
     delete m;
+  }
+  for (auto& bufs : g_uq_bufs) {
+    for (char* b : bufs) std::free(b);
+    bufs.clear();
   }
   delete g_engine;
   g_engine = nullptr;
@@ -975,6 +1019,37 @@ void flush() {
 }  // namespace baton::p2p
 
 namespace baton::p2p {
+
+request* prepare_internal(core::req_kind kind, void* buf, int64_t count, const datatype* dt, int peer, int tag, comm* c,
+                          uint32_t ctx, void (*on_complete)(request*), void* owner, uint32_t step) {
+  request* r = core::request_new(kind);
+  r->buf = buf;
+  r->count = count;
+  r->dt = dt;
+  r->c = c;
+  r->ctx = ctx;
+  r->peer = peer;
+  r->tag = tag;
+  r->on_complete = on_complete;
+  r->ext = owner;
+  r->step = step;
+  if (kind == core::req_kind::recv) ctx_of(ctx).pin(peer, tag);
+  return r;
+}
+
+void release_prepared(request* r) {
+  if (r->kind == core::req_kind::recv) ctx_of(r->ctx).unpin(r->peer, r->tag);
+  core::request_delete(r);
+}
+
+void start_prepared(request* r) {
+  r->active = true;
+  if (r->kind == core::req_kind::send) {
+    start_send(r);
+  } else {
+    start_recv(r);
+  }
+}
 
 request* start_internal(core::req_kind kind, void* buf, int64_t count, const datatype* dt, int peer, int tag, comm* c,
                         uint32_t ctx, void (*on_complete)(request*), void* owner, uint32_t step) {

@@ -30,11 +30,41 @@ struct out_item {
   request* req;        // data sends
 };
 
+// A FIFO over a growable circular buffer: once it has grown to the deepest backlog seen, pushes
+// and pops allocate nothing (std::deque allocates a block every few dozen pushes of a churning
+// queue).
+template <class T>
+class fifo {
+ public:
+  bool empty() const { return n_ == 0; }
+  size_t size() const { return n_; }
+  T& front() { return buf_[head_]; }
+  void push_back(const T& x) {
+    if (n_ == buf_.size()) grow();
+    buf_[(head_ + n_) % buf_.size()] = x;
+    ++n_;
+  }
+  void pop_front() {
+    head_ = (head_ + 1) % buf_.size();
+    --n_;
+  }
+
+ private:
+  void grow() {
+    std::vector<T> b(buf_.empty() ? 64 : buf_.size() * 2);
+    for (size_t i = 0; i < n_; ++i) b[i] = buf_[(head_ + i) % buf_.size()];
+    buf_.swap(b);
+    head_ = 0;
+  }
+  std::vector<T> buf_;
+  size_t head_ = 0, n_ = 0;
+};
+
 struct peer_state {
   uint32_t local = 0;  // index on this host
   uint32_t tx = 0, rx = 0, tx_chunk = 0, rx_chunk = 0;
-  std::deque<out_item> outq;
-  std::deque<request*> bulkq;
+  fifo<out_item> outq;
+  fifo<request*> bulkq;
   // An eager message arriving across several slots.
   request* rx_req = nullptr;
   unexpected* rx_uq = nullptr;

@@ -38,6 +38,28 @@ struct unexpected {
   char inline_data[64];     // small eager payloads avoid a malloc
   unexpected* bnext = nullptr;  // links in the (source, tag) bucket
   unexpected* bprev = nullptr;
+
+  // Entries come from a free list, so a message that arrives before its receive is posted costs
+  // no malloc in the steady state (persistent collectives count on it). Created and destroyed
+  // under the engine lock only.
+  static void* operator new(size_t n) {
+    if (unexpected* f = free_list()) {
+      free_list() = f->next;
+      return f;
+    }
+    return ::operator new(n);
+  }
+  static void operator delete(void* p) {
+    auto* u = static_cast<unexpected*>(p);
+    u->next = free_list();
+    free_list() = u;
+  }
+
+ private:
+  static unexpected*& free_list() {
+    static unexpected* head = nullptr;
+    return head;
+  }
 };
 
 inline bool matches(int want_src, int want_tag, int src, int tag) {
@@ -60,6 +82,7 @@ struct match_ctx {
   struct bucket {
     T* head = nullptr;
     T* tail = nullptr;
+    uint32_t pinned = 0;  // prepared receives (persistent collectives) keep the bucket alive
   };
   std::unordered_map<uint64_t, bucket<request>> posted_by_key;
   std::unordered_map<uint64_t, bucket<unexpected>> uq_by_key;
@@ -83,7 +106,7 @@ struct match_ctx {
     x->bnext = x->bprev = nullptr;
     // Keep empty buckets for reuse (a ping-pong on one tag allocates nothing), unless unique keys
     // (collective tags) pile up.
-    if (!b.head && m.size() > 256) m.erase(it);
+    if (!b.head && !b.pinned && m.size() > 256) m.erase(it);
   }
 
   void post(request* r) {
@@ -121,6 +144,16 @@ struct match_ctx {
     if (u->next) u->next->prev = u->prev; else uq_tail = u->prev;
     u->next = u->prev = nullptr;
     bucket_remove(uq_by_key, key(u->src, u->tag), u);
+  }
+  // A receive prepared once and started many times: its buckets exist from now on, so neither a
+  // post nor an early arrival allocates. unpin() undoes one pin().
+  void pin(int src, int tag) {
+    ++posted_by_key[key(src, tag)].pinned;
+    ++uq_by_key[key(src, tag)].pinned;
+  }
+  void unpin(int src, int tag) {
+    --posted_by_key[key(src, tag)].pinned;
+    --uq_by_key[key(src, tag)].pinned;
   }
   unexpected* find_uq(int src, int tag) const {
     if (!uq_head) return nullptr;

@@ -104,6 +104,14 @@ namespace baton::p2p {
 // completion call; the callee then owns r (request_delete it). r->ext = owner, r->step = step.
 request* start_internal(core::req_kind kind, void* buf, int64_t count, const datatype* dt, int peer, int tag, comm* c,
                         uint32_t ctx, void (*on_complete)(request*), void* owner, uint32_t step);
+// The same in two halves, for a request started many times (persistent collectives): prepare
+// builds it once with every argument fixed; start_prepared starts it again (it must be complete
+// or never started), allocating nothing: a prepared receive also pins its matching buckets. on_complete
+// must not delete it; release_prepared() it when done with it (not while it runs).
+request* prepare_internal(core::req_kind kind, void* buf, int64_t count, const datatype* dt, int peer, int tag, comm* c,
+                          uint32_t ctx, void (*on_complete)(request*), void* owner, uint32_t step);
+void start_prepared(request* r);
+void release_prepared(request* r);
 }  // namespace baton::p2p
 
 namespace baton::p2p {

@@ -29,3 +29,18 @@ add_mpi_test(NAME comm_errors SOURCES comm_errors.c NP 1 2 4 TIMEOUT 60 LABELS c
 
 # MPI_Finalize deletes MPI_COMM_SELF's attributes, then MPI_COMM_WORLD's, with MPI still usable
 add_mpi_test(NAME attr_finalize SOURCES attr_finalize.c NP 1 2 TIMEOUT 60 LABELS comm)
+
+# MPI_Comm_idup is nonblocking: a chain of Ssends each rank reaches only after its Idup returns,
+# 40 Idups outstanding with Ibarrier/Iallreduce between them, Idups of overlapping communicators in
+# rank-dependent orders, a stalled Idup beside a blocking Comm_dup, attributes and hints carried
+# over; every new communicator's context is checked distinct by crossing messages
+add_mpi_test(NAME comm_idup SOURCES comm_idup.c NP 1 2 3 4 8 TIMEOUT 90 LABELS comm)
+
+# MPI_Info_create_env before MPI_Init, after it and after MPI_Finalize: same keys and values
+# (found by MPICH's info/infocreateenv: the host and thread level used to change at MPI_Init)
+add_mpi_test(NAME info_env_init SOURCES info_env_init.c NP 1 3 TIMEOUT 60 LABELS comm)
+
+# delete callbacks that delete other attributes (at delete_attr, replace, free; comm and type);
+# keyvals freed while attached stay usable by get/delete_attr, double frees are harmless
+# (found by MPICH's attr/attrdelete, fkeyvalcomm and keyval_double_free_*)
+add_mpi_test(NAME attr_freed_keyval SOURCES attr_freed_keyval.c NP 1 2 TIMEOUT 60 LABELS comm)

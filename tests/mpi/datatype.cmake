@@ -24,3 +24,13 @@ add_mpi_test(NAME op_reduce_local SOURCES op_reduce_local.c NP 1 TIMEOUT 60 LABE
 find_package(Threads REQUIRED)
 add_mpi_test(NAME datatype_threads SOURCES datatype_threads.c NP 1 2 TIMEOUT 60 LABELS datatype threads)
 target_link_libraries(mpitest_datatype_threads PRIVATE Threads::Threads)
+
+# datatype attributes (copy at Type_dup, delete at replace / delete_attr / the last Type_free,
+# predefined types, failing callbacks, keyval kinds); MPI_Type_create_f90_real/complex/integer
+# (sizes, envelope/contents, one handle per arguments, not freeable, Allreduce and Send with them)
+# and MPI_Type_match_size
+add_mpi_test(NAME datatype_attrs_f90 SOURCES datatype_attrs_f90.c NP 1 2 TIMEOUT 60 LABELS datatype)
+
+# MPI_Status_set_elements(_c/_x) count basic elements: Get_count / Get_elements agree for
+# derived, struct, pair and > 2 GiB types (found by MPICH's datatype/large_count)
+add_mpi_test(NAME datatype_status_elements SOURCES datatype_status_elements.c NP 1 TIMEOUT 60 LABELS datatype)

@@ -1,0 +1,183 @@
+#include "coll/persistent.hpp"
+
+#include <cctype>
+#include <cstring>
+#include <string>
+
+#include "core/comm.hpp"
+#include "core/info.hpp"
+#include "core/progress.hpp"
+#include "core/runtime.hpp"
+
+namespace baton::coll {
+
+namespace {
+
+// What a persistent collective request keeps (request::ext).
+struct pcoll {
+  run* r = nullptr;
+  const algorithm* al = nullptr;
+  core::comm* c = nullptr;  // not retained here: the request's c holds the reference
+  uint32_t id = 0;
+};
+
+// ---- persistent ids: one bit per id in use on the communicator ----
+
+bool id_live(const core::comm* c, uint32_t id) {
+  const size_t w = id / 64;
+  return w < c->pcoll_live.size() && (c->pcoll_live[w] >> (id % 64) & 1);
+}
+void id_set(core::comm* c, uint32_t id, bool on) {
+  const size_t w = id / 64;
+  if (w >= c->pcoll_live.size()) c->pcoll_live.resize(w + 1, 0);
+  if (on)
+    c->pcoll_live[w] |= uint64_t(1) << (id % 64);
+  else
+    c->pcoll_live[w] &= ~(uint64_t(1) << (id % 64));
+}
+
+// ---- request hooks ----
+
+errc refuse_active_free(core::request* q) {
+  if (q->active)
+    return core::error_set(errc::request,
+                           "an active persistent collective request cannot be freed: complete it first "
+                           "(MPI_Wait, MPI_Test, ...)");
+  return errc::success;
+}
+
+errc refuse_cancel(core::request*) {
+  return core::error_set(errc::request, "a persistent collective operation cannot be cancelled");
+}
+
+// MPI_Start / MPI_Startall / queues (p2p::start marked the request active).
+errc start(core::request* q) {
+  core::engine_guard g;
+  auto* pc = static_cast<pcoll*>(q->ext);
+  if (pc->c->coll_pending >= max_outstanding) {
+    q->active = false;
+    return core::error_set(errc::other,
+                           "%u collective operations are already outstanding on this communicator "
+                           "(MPIX_ICOLL_MAX_OUTSTANDING); complete some first",
+                           pc->c->coll_pending);
+  }
+  run_restart(pc->r);
+  core::progress_new_work();
+  return errc::success;
+}
+
+// Request destruction (MPI_Request_free of an inactive request; the caller holds the engine lock).
+void destroy(core::request* q) {
+  auto* pc = static_cast<pcoll*>(q->ext);
+  if (!pc) return;
+  id_set(pc->c, pc->id, false);
+  run_unbind(pc->r);
+  delete pc;
+  q->ext = nullptr;
+}
+
+const core::request_ops pcoll_ops{refuse_active_free, refuse_cancel, start, destroy};
+
+// ---- algorithm choice ----
+
+const algorithm* find_named(coll_kind k, const std::string& name) {
+  for (const algorithm* al = algorithms_begin(); al != algorithms_end(); ++al)
+    if (al->kind == k && name == al->name) return al;
+  return nullptr;
+}
+
+std::string kind_key(coll_kind k) {
+  return std::string("baton_") + coll_name(k) + "_algorithm";
+}
+
+// A name given for this one operation: it must exist and be usable.
+errc named_for_operation(const coll_args& a, const std::string& key, const std::string& name, const algorithm** out) {
+  const algorithm* al = find_named(a.kind, name);
+  if (!al) {
+    std::string known;
+    for (const algorithm* x = algorithms_begin(); x != algorithms_end(); ++x)
+      if (x->kind == a.kind) known += std::string(known.empty() ? "" : ", ") + x->name;
+    return core::error_set(errc::info_value, "info key \"%s\": %s has no algorithm \"%s\" (known: %s)", key.c_str(),
+                           coll_name(a.kind), name.c_str(), known.c_str());
+  }
+  if (!al->usable(a))
+    return core::error_set(errc::info_value, "info key \"%s\": the %s algorithm \"%s\" cannot run these arguments",
+                           key.c_str(), coll_name(a.kind), name.c_str());
+  *out = al;
+  return errc::success;
+}
+
+errc choose(const coll_args& a, const core::info* info, const algorithm** out) {
+  *out = nullptr;
+  const std::string per_kind = kind_key(a.kind);
+  if (info) {
+    for (const char* key : {"baton_algorithm", per_kind.c_str()})
+      if (const std::string* v = info->find(key)) return named_for_operation(a, key, *v, out);
+  }
+  for (const auto& [key, value] : a.c->hints) {
+    if (key != per_kind) continue;
+    const algorithm* al = find_named(a.kind, value);
+    if (al && al->usable(a)) {
+      *out = al;
+      return errc::success;
+    }
+  }
+  *out = select(a);
+  if (!*out) return core::error_set(errc::intern, "no %s algorithm can run these arguments", coll_name(a.kind));
+  return errc::success;
+}
+
+}  // namespace
+
+errc persistent_init(const coll_args& a, const core::info* info, core::request** out) {
+  core::engine_guard g;
+  core::comm* c = a.c;
+  // Both counters advance identically on every rank, errors below included.
+  ++c->coll_seq;
+  const uint32_t id = static_cast<uint32_t>(c->pcoll_seq++ % max_persistent_ids);
+  if (id_live(c, id))
+    return core::error_set(errc::other,
+                           "persistent collective id %u of this communicator is still in use: at most %u "
+                           "persistent collectives may be alive on one communicator",
+                           id, max_persistent_ids);
+  const algorithm* al = nullptr;
+  if (errc e = choose(a, info, &al); e != errc::success) return e;
+  auto* p = new plan;
+  builder b(*p);
+  if (errc e = al->build(a, b); e != errc::success) {
+    p->release();
+    return e;
+  }
+  b.finish();
+  core::request* q = core::request_new(core::req_kind::coll);
+  auto* pc = new pcoll;
+  pc->al = al;
+  pc->c = c;
+  pc->id = id;
+  errc e = run_bind(p, c, a.sendbuf, a.recvbuf, id, q, &pc->r);
+  p->release();  // the run holds its own reference
+  if (e != errc::success) {
+    delete pc;
+    core::request_delete(q);
+    return e;
+  }
+  id_set(c, id, true);
+  q->persistent = true;
+  q->ops = &pcoll_ops;
+  q->ext = pc;
+  q->c = c;  // error handler of completion calls; released when the request is destroyed
+  c->retain();
+  q->mark_complete();  // an inactive request tests complete
+  *out = q;
+  return errc::success;
+}
+
+bool persistent_is(const core::request* r) {
+  return r && r->ops == &pcoll_ops;
+}
+
+const char* persistent_algorithm(const core::request* r) {
+  return persistent_is(r) ? static_cast<const pcoll*>(r->ext)->al->name : nullptr;
+}
+
+}  // namespace baton::coll

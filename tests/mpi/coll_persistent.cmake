@@ -1,0 +1,9 @@
+# Persistent collectives (issue 5; included by tests/mpi/CMakeLists.txt).
+add_mpi_test(NAME coll_persistent SOURCES coll_persistent.c NP 1 2 3 4 5 8 TIMEOUT 120 LABELS coll persistent)
+add_mpi_test(NAME coll_persistent_async SOURCES coll_persistent.c NP 2 3 TIMEOUT 120 LABELS coll persistent async
+             ENV BATON_ASYNC_PROGRESS=1)
+add_mpi_test(NAME coll_persistent_errors SOURCES coll_persistent_errors.c NP 1 2 3 4 TIMEOUT 60
+             LABELS coll persistent)
+# allocations per start of a bound persistent collective (zero), counted with a malloc wrapper
+add_mpi_test(NAME coll_persistent_alloc SOURCES coll_persistent_alloc.c NP 1 2 3 4 TIMEOUT 180
+             LABELS coll persistent)
