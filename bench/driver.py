@@ -56,6 +56,7 @@ BENCHMARKS = [
           series=True, env_variants=True),
     Bench("coll_persistent", 2, "us", "lower", "Repeated collective: blocking, I+Wait, persistent (init once, Start+Wait)",
           "log", series=True),
+    Bench("comm_create", 2, "us", "lower", "Communicator creation + free (max over ranks)", "log", series=True),
     Bench("queue_ring", 2, "us", "lower", "Example 13.1 ring per iteration (queue / Startall / Isend) and "
           "matched-send ping-pong", "log", series=True),
 ]
@@ -73,6 +74,8 @@ ALL_LIBS = "baton,baton-async,mpich,mpich-async,openmpi"
 
 # Extra text under a benchmark's heading in the report.
 BENCH_NOTES = {
+    "comm_create": "dup, idup (+ wait), 8 idups outstanding (per communicator) and a two-color split, each "
+    "followed by MPI_Comm_free; listed at 0 B.",
     "coll_latency": "Per-rank message size (alltoall: the block sent to each peer); ibarrier is listed at 0 B. "
     "Each batch's value is the slowest rank's mean time per call.",
     "coll_persistent": "Rows <op>.blocking / .nonblocking (I<op> + Wait) / .persistent (<Op>_init once, untimed; then "

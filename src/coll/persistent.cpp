@@ -107,12 +107,40 @@ errc named_for_operation(const coll_args& a, const std::string& key, const std::
   return errc::success;
 }
 
-errc choose(const coll_args& a, const core::info* info, const algorithm** out) {
+// Builds al's plan for a.
+errc build(const coll_args& a, const algorithm* al, plan** out) {
+  auto* p = new plan;
+  builder b(*p);
+  if (errc e = al->build(a, b); e != errc::success) {
+    p->release();
+    return e;
+  }
+  b.finish();
+  *out = p;
+  return errc::success;
+}
+
+// Whether a plan can be bound: its matching identity is its own tags, so only point-to-point and
+// local steps (steps keyed to a communicator-wide sequence would need every rank to start
+// persistent operations in the same order).
+bool bindable(const plan& p) {
+  for (const step& s : p.steps)
+    if (s.kind != step_kind::send && s.kind != step_kind::recv && s.kind != step_kind::reduce &&
+        s.kind != step_kind::copy)
+      return false;
+  return true;
+}
+
+errc choose(const coll_args& a, const core::info* info, const algorithm** out, bool* named) {
   *out = nullptr;
+  *named = false;
   const std::string per_kind = kind_key(a.kind);
   if (info) {
     for (const char* key : {"baton_algorithm", per_kind.c_str()})
-      if (const std::string* v = info->find(key)) return named_for_operation(a, key, *v, out);
+      if (const std::string* v = info->find(key)) {
+        *named = true;
+        return named_for_operation(a, key, *v, out);
+      }
   }
   for (const auto& [key, value] : a.c->hints) {
     if (key != per_kind) continue;
@@ -141,14 +169,33 @@ errc persistent_init(const coll_args& a, const core::info* info, core::request**
                            "persistent collectives may be alive on one communicator",
                            id, max_persistent_ids);
   const algorithm* al = nullptr;
-  if (errc e = choose(a, info, &al); e != errc::success) return e;
-  auto* p = new plan;
-  builder b(*p);
-  if (errc e = al->build(a, b); e != errc::success) {
+  bool named = false;
+  if (errc e = choose(a, info, &al, &named); e != errc::success) return e;
+  plan* p = nullptr;
+  if (errc e = build(a, al, &p); e != errc::success) return e;
+  if (!bindable(*p)) {
+    // A plan that synchronizes through a communicator-wide sequence (e.g. shared-memory steps)
+    // cannot be started out of order: take the first usable algorithm whose plan is messages
+    // and local steps only.
     p->release();
-    return e;
+    p = nullptr;
+    if (named)
+      return core::error_set(errc::info_value, "the %s algorithm \"%s\" cannot run as a persistent operation",
+                             coll_name(a.kind), al->name);
+    for (const algorithm* x = algorithms_begin(); x != algorithms_end() && !p; ++x) {
+      if (x->kind != a.kind || x == al || !x->usable(a)) continue;
+      if (errc e = build(a, x, &p); e != errc::success) return e;
+      if (bindable(*p)) {
+        al = x;
+      } else {
+        p->release();
+        p = nullptr;
+      }
+    }
+    if (!p)
+      return core::error_set(errc::intern, "no %s algorithm can run these arguments as a persistent operation",
+                             coll_name(a.kind));
   }
-  b.finish();
   core::request* q = core::request_new(core::req_kind::coll);
   auto* pc = new pcoll;
   pc->al = al;

@@ -96,13 +96,13 @@ struct predefined_table {
     scalar<short>(0x208, "MPI_SHORT", k::signed_int, 2);
     scalar<int>(0x209, "MPI_INT", k::signed_int, 4);
     scalar<long>(0x20a, "MPI_LONG", k::signed_int, 4);
-    scalar<long long>(0x20b, "MPI_LONG_LONG", k::signed_int, 8);
+    scalar<long long>(0x20b, "MPI_LONG_LONG_INT", k::signed_int, 8);
     scalar<unsigned short>(0x20c, "MPI_UNSIGNED_SHORT", k::unsigned_int, 2);
     scalar<unsigned>(0x20d, "MPI_UNSIGNED", k::unsigned_int, 4);
     scalar<unsigned long>(0x20e, "MPI_UNSIGNED_LONG", k::unsigned_int, 4);
     scalar<unsigned long long>(0x20f, "MPI_UNSIGNED_LONG_LONG", k::unsigned_int, 8);
     scalar<float>(0x210, "MPI_FLOAT", k::floating, 4);
-    scalar<std::complex<float>>(0x212, "MPI_C_FLOAT_COMPLEX", k::complex, 8);
+    scalar<std::complex<float>>(0x212, "MPI_C_COMPLEX", k::complex, 8);
     scalar<std::complex<float>>(0x213, "MPI_CXX_FLOAT_COMPLEX", k::complex, 8);
     scalar<double>(0x214, "MPI_DOUBLE", k::floating, 8);
     scalar<std::complex<double>>(0x216, "MPI_C_DOUBLE_COMPLEX", k::complex, 16);

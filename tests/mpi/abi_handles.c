@@ -46,6 +46,11 @@ static void test_predefined(void)
     CHECK(strcmp(name, "MPI_COMM_NULL") == 0 && len == 13, "name of MPI_COMM_NULL: '%s' (%d)", name, len);
     CHECK_MPI(MPI_Type_get_name(MPI_DATATYPE_NULL, name, &len));
     CHECK(strcmp(name, "MPI_DATATYPE_NULL") == 0 && len == 17, "name of MPI_DATATYPE_NULL: '%s' (%d)", name, len);
+    /* synonyms share one ABI handle: it carries the standard's primary name (MPICH's typename) */
+    CHECK_MPI(MPI_Type_get_name(MPI_LONG_LONG, name, &len));
+    CHECK(strcmp(name, "MPI_LONG_LONG_INT") == 0, "name of MPI_LONG_LONG(_INT): '%s'", name);
+    CHECK_MPI(MPI_Type_get_name(MPI_C_FLOAT_COMPLEX, name, &len));
+    CHECK(strcmp(name, "MPI_C_COMPLEX") == 0, "name of MPI_C_(FLOAT_)COMPLEX: '%s'", name);
 }
 
 static void user_op(void* in, void* inout, int* len, MPI_Datatype* t)

@@ -44,3 +44,9 @@ add_mpi_test(NAME info_env_init SOURCES info_env_init.c NP 1 3 TIMEOUT 60 LABELS
 # keyvals freed while attached stay usable by get/delete_attr, double frees are harmless
 # (found by MPICH's attr/attrdelete, fkeyvalcomm and keyval_double_free_*)
 add_mpi_test(NAME attr_freed_keyval SOURCES attr_freed_keyval.c NP 1 2 TIMEOUT 60 LABELS comm)
+
+# MPI_THREAD_MULTIPLE: 4 threads per rank creating communicators (dup, idup, split) on their own
+# parents at once: concurrent context agreements in one process, checked by rings on each result
+find_package(Threads REQUIRED)
+add_mpi_test(NAME comm_threads SOURCES comm_threads.c NP 1 2 4 TIMEOUT 120 LABELS comm threads)
+target_link_libraries(mpitest_comm_threads PRIVATE Threads::Threads)

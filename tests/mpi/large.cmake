@@ -1,9 +1,10 @@
 # Messages above 2 GiB (included by tests/mpi/CMakeLists.txt). Each run holds two 2200 MiB
-# buffers (one per rank), so the label `large` lets a constrained machine skip them.
+# buffers (one per rank), so the label `large` lets a constrained machine skip them. About 10 s of
+# CPU per run; the timeout leaves room for sanitizer builds on a loaded machine.
 
 # Send_c/Recv_c of > INT_MAX bytes, one element of a > 2 GiB contiguous type (received as the
 # type and as basic elements), Isend_c/Irecv_c; counts and elements checked, every byte verified;
 # through the pipelined rendezvous path and through the single-copy (process_vm_readv) path
-add_mpi_test(NAME large_messages SOURCES large_messages.c NP 2 TIMEOUT 120 LABELS large)
-add_mpi_test(NAME large_messages_cma SOURCES large_messages.c NP 2 TIMEOUT 120 LABELS large
+add_mpi_test(NAME large_messages SOURCES large_messages.c NP 2 TIMEOUT 240 LABELS large)
+add_mpi_test(NAME large_messages_cma SOURCES large_messages.c NP 2 TIMEOUT 240 LABELS large
              ENV BATON_SHM_CMA_MIN=1048576)
