@@ -57,6 +57,8 @@ BENCHMARKS = [
     Bench("coll_persistent", 2, "us", "lower", "Repeated collective: blocking, I+Wait, persistent (init once, Start+Wait)",
           "log", series=True),
     Bench("comm_create", 2, "us", "lower", "Communicator creation + free (max over ranks)", "log", series=True),
+    Bench("queue_ring", 2, "us", "lower", "Example 13.1 ring per iteration (queue / Startall / Isend) and "
+          "matched-send ping-pong", "log", series=True),
 ]
 
 UNIT_LABEL = {"us": "µs", "GB/s": "GB/s", "MB/s": "MB/s", "pct": "% overlap"}
@@ -79,6 +81,11 @@ BENCH_NOTES = {
     "coll_persistent": "Rows <op>.blocking / .nonblocking (I<op> + Wait) / .persistent (<Op>_init once, untimed; then "
     "Start + Wait). Open MPI 4.1 runs its MPIX_<Op>_init (mpi-ext.h pcollreq extension); a library without "
     "persistent collectives has no .persistent rows.",
+    "queue_ring": "ring.*: time per iteration of Example 13.1's exchange with both neighbours (size = bytes "
+    "per message); ring.queue enqueues every iteration of a batch on a default MPI_Queue and fences once "
+    "(Baton only: MPICH and Open MPI have no MPI_Queue); ring.startall uses the same (in Baton matched) "
+    "persistent requests. pingpong.*: half round trip with persistent matched requests (Baton only), plain "
+    "persistent requests, and Irecv/Isend.",
     "coll_overlap": "overlap = 100 x (t_pure + t_cpu - t_ovrl) / min(t_pure, t_cpu), clamped to 0..100, "
     "with t_cpu calibrated to about t_pure. `busy`: a compute loop; `idle`: nanosleep (the application "
     "waits without the CPU). t_pure, t_cpu and t_ovrl per launch are in the logs "

@@ -1375,9 +1375,83 @@ BATON_MPI_DECL(int, MPI_Type_toint, (MPI_Datatype datatype));
 BATON_MPI_DECL(MPI_Win, MPI_Win_fromint, (int win));
 BATON_MPI_DECL(int, MPI_Win_toint, (MPI_Win win));
 
+/* ---- Queued communication (draft chapter 13: matching, queues) ----
+ *
+ * MPI_Queue is a handle like the others: a pointer to an incomplete struct,
+ * MPI_QUEUE_NULL a small predefined value.  MPI_QUEUE_TYPE_DEFAULT is the
+ * chapter's only predefined queue type; Baton's own types are in mpix.h
+ * (MPIX_QUEUE_TYPE_THREAD, MPIX_QUEUE_TYPE_CUDA).  MPI_Imatch and
+ * MPI_Imatchall are the conventionally capitalized spellings of the
+ * chapter's MPI_IMatch and MPI_IMatchall (same functions).
+ *
+ * The chapter's bindings take `MPI_Queue *queue`, while its Example 13.1
+ * passes the handle by value (MPI_Enqueue_startall(queue, 2, reqs),
+ * MPI_Queue_fence(queue)).  Both spellings compile: after this block, C11
+ * _Generic macros (C) and overloads (C++) route a by-value handle to the
+ * pointer form.  A C file that defines MPI_ functions itself (a profiling
+ * tool) defines BATON_NO_QUEUE_BY_VALUE before including mpi.h.
+ */
+typedef struct MPI_ABI_Queue *MPI_Queue;
+#define MPI_QUEUE_NULL ((MPI_Queue)0x00000190)
+enum {
+    MPI_QUEUE_TYPE_DEFAULT = 0
+};
+BATON_MPI_DECL(int, MPI_Enqueue_start, (MPI_Queue *queue, MPI_Request *request));
+BATON_MPI_DECL(int, MPI_Enqueue_startall, (MPI_Queue *queue, int count, MPI_Request array_of_requests[]));
+BATON_MPI_DECL(int, MPI_Enqueue_wait, (MPI_Queue *queue, MPI_Request *request, MPI_Status *status));
+BATON_MPI_DECL(int, MPI_Enqueue_waitall, (MPI_Queue *queue, int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]));
+BATON_MPI_DECL(int, MPI_IMatch, (MPI_Request *tomatch, MPI_Request *matchrequest));
+BATON_MPI_DECL(int, MPI_IMatchall, (int count, MPI_Request array_of_requests[], MPI_Request *request));
+BATON_MPI_DECL(int, MPI_Imatch, (MPI_Request *tomatch, MPI_Request *matchrequest));
+BATON_MPI_DECL(int, MPI_Imatchall, (int count, MPI_Request array_of_requests[], MPI_Request *request));
+BATON_MPI_DECL(int, MPI_Is_matched, (MPI_Request request, int *flag));
+BATON_MPI_DECL(int, MPI_Match, (MPI_Request *request));
+BATON_MPI_DECL(int, MPI_Matchall, (int count, MPI_Request array_of_requests[]));
+BATON_MPI_DECL(int, MPI_Queue_fence, (MPI_Queue *queue));
+BATON_MPI_DECL(int, MPI_Queue_free, (MPI_Queue *queue));
+BATON_MPI_DECL(int, MPI_Queue_init, (MPI_Queue *queue, int type, void *external));
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
+
+/* Queue handles by value as well as by address (see the queued-communication
+ * section above). */
+#ifndef BATON_NO_QUEUE_BY_VALUE
+#if defined(__cplusplus)
+inline int MPI_Enqueue_start(MPI_Queue queue, MPI_Request *request) { return MPI_Enqueue_start(&queue, request); }
+inline int MPI_Enqueue_startall(MPI_Queue queue, int count, MPI_Request array_of_requests[]) { return MPI_Enqueue_startall(&queue, count, array_of_requests); }
+inline int MPI_Enqueue_wait(MPI_Queue queue, MPI_Request *request, MPI_Status *status) { return MPI_Enqueue_wait(&queue, request, status); }
+inline int MPI_Enqueue_waitall(MPI_Queue queue, int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) { return MPI_Enqueue_waitall(&queue, count, array_of_requests, array_of_statuses); }
+inline int MPI_Queue_fence(MPI_Queue queue) { return MPI_Queue_fence(&queue); }
+inline int PMPI_Enqueue_start(MPI_Queue queue, MPI_Request *request) { return PMPI_Enqueue_start(&queue, request); }
+inline int PMPI_Enqueue_startall(MPI_Queue queue, int count, MPI_Request array_of_requests[]) { return PMPI_Enqueue_startall(&queue, count, array_of_requests); }
+inline int PMPI_Enqueue_wait(MPI_Queue queue, MPI_Request *request, MPI_Status *status) { return PMPI_Enqueue_wait(&queue, request, status); }
+inline int PMPI_Enqueue_waitall(MPI_Queue queue, int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) { return PMPI_Enqueue_waitall(&queue, count, array_of_requests, array_of_statuses); }
+inline int PMPI_Queue_fence(MPI_Queue queue) { return PMPI_Queue_fence(&queue); }
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+static inline int baton_enqueue_start_v(MPI_Queue queue, MPI_Request *request) { return (MPI_Enqueue_start)(&queue, request); }
+static inline int baton_enqueue_startall_v(MPI_Queue queue, int count, MPI_Request array_of_requests[]) { return (MPI_Enqueue_startall)(&queue, count, array_of_requests); }
+static inline int baton_enqueue_wait_v(MPI_Queue queue, MPI_Request *request, MPI_Status *status) { return (MPI_Enqueue_wait)(&queue, request, status); }
+static inline int baton_enqueue_waitall_v(MPI_Queue queue, int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) { return (MPI_Enqueue_waitall)(&queue, count, array_of_requests, array_of_statuses); }
+static inline int baton_queue_fence_v(MPI_Queue queue) { return (MPI_Queue_fence)(&queue); }
+static inline int baton_penqueue_start_v(MPI_Queue queue, MPI_Request *request) { return (PMPI_Enqueue_start)(&queue, request); }
+static inline int baton_penqueue_startall_v(MPI_Queue queue, int count, MPI_Request array_of_requests[]) { return (PMPI_Enqueue_startall)(&queue, count, array_of_requests); }
+static inline int baton_penqueue_wait_v(MPI_Queue queue, MPI_Request *request, MPI_Status *status) { return (PMPI_Enqueue_wait)(&queue, request, status); }
+static inline int baton_penqueue_waitall_v(MPI_Queue queue, int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) { return (PMPI_Enqueue_waitall)(&queue, count, array_of_requests, array_of_statuses); }
+static inline int baton_pqueue_fence_v(MPI_Queue queue) { return (PMPI_Queue_fence)(&queue); }
+#define MPI_Enqueue_start(queue, ...) _Generic((queue), MPI_Queue: baton_enqueue_start_v, default: MPI_Enqueue_start)(queue, __VA_ARGS__)
+#define MPI_Enqueue_startall(queue, ...) _Generic((queue), MPI_Queue: baton_enqueue_startall_v, default: MPI_Enqueue_startall)(queue, __VA_ARGS__)
+#define MPI_Enqueue_wait(queue, ...) _Generic((queue), MPI_Queue: baton_enqueue_wait_v, default: MPI_Enqueue_wait)(queue, __VA_ARGS__)
+#define MPI_Enqueue_waitall(queue, ...) _Generic((queue), MPI_Queue: baton_enqueue_waitall_v, default: MPI_Enqueue_waitall)(queue, __VA_ARGS__)
+#define MPI_Queue_fence(queue) _Generic((queue), MPI_Queue: baton_queue_fence_v, default: MPI_Queue_fence)(queue)
+#define PMPI_Enqueue_start(queue, ...) _Generic((queue), MPI_Queue: baton_penqueue_start_v, default: PMPI_Enqueue_start)(queue, __VA_ARGS__)
+#define PMPI_Enqueue_startall(queue, ...) _Generic((queue), MPI_Queue: baton_penqueue_startall_v, default: PMPI_Enqueue_startall)(queue, __VA_ARGS__)
+#define PMPI_Enqueue_wait(queue, ...) _Generic((queue), MPI_Queue: baton_penqueue_wait_v, default: PMPI_Enqueue_wait)(queue, __VA_ARGS__)
+#define PMPI_Enqueue_waitall(queue, ...) _Generic((queue), MPI_Queue: baton_penqueue_waitall_v, default: PMPI_Enqueue_waitall)(queue, __VA_ARGS__)
+#define PMPI_Queue_fence(queue) _Generic((queue), MPI_Queue: baton_pqueue_fence_v, default: PMPI_Queue_fence)(queue)
+#endif
+#endif /* BATON_NO_QUEUE_BY_VALUE */
 
 /* Baton extensions (MPIX_ names). */
 #include "mpix.h"

@@ -37,8 +37,46 @@ enum {
     MPIX_ICOLL_MAX_OUTSTANDING = 1001
 };
 
+/*
+ * Queue types beyond MPI_QUEUE_TYPE_DEFAULT (docs/queues.md).
+ *
+ * MPIX_QUEUE_TYPE_THREAD: the queue owns a host executor thread that runs
+ *   its operations as a serial task stream; `external` is ignored (pass
+ *   NULL).  MPIX_Queue_enqueue_host adds the program's own host functions to
+ *   that stream, ordered with the enqueued starts and waits.  Creating one
+ *   makes the library thread-safe internally whatever thread level the
+ *   program asked for.
+ * MPIX_QUEUE_TYPE_CUDA: `external` is a cudaStream_t.  An enqueued start
+ *   begins when the stream reaches it; the stream waits at an enqueued wait
+ *   until the communication completed (stream memory operations on
+ *   host-mapped counters).  Available when Baton was built with the CUDA
+ *   toolkit and the process has a CUDA context; otherwise MPI_Queue_init
+ *   returns MPI_ERR_UNSUPPORTED_OPERATION.  Buffers must be host-accessible.
+ */
+enum {
+    MPIX_QUEUE_TYPE_THREAD = 1001,
+    MPIX_QUEUE_TYPE_CUDA   = 1002
+};
+
+/* Runs fn(arg) on a MPIX_QUEUE_TYPE_THREAD queue's executor, after every
+ * operation enqueued before it and before every operation enqueued after.
+ * fn must not call MPI_Enqueue_ or MPI_Queue_ functions on its own queue. */
+BATON_MPI_DECL(int, MPIX_Queue_enqueue_host, (MPI_Queue *queue, void (*fn)(void *arg), void *arg));
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
+
+#ifndef BATON_NO_QUEUE_BY_VALUE
+#if defined(__cplusplus)
+inline int MPIX_Queue_enqueue_host(MPI_Queue queue, void (*fn)(void *arg), void *arg) { return MPIX_Queue_enqueue_host(&queue, fn, arg); }
+inline int PMPIX_Queue_enqueue_host(MPI_Queue queue, void (*fn)(void *arg), void *arg) { return PMPIX_Queue_enqueue_host(&queue, fn, arg); }
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+static inline int baton_queue_enqueue_host_v(MPI_Queue queue, void (*fn)(void *arg), void *arg) { return (MPIX_Queue_enqueue_host)(&queue, fn, arg); }
+static inline int baton_pqueue_enqueue_host_v(MPI_Queue queue, void (*fn)(void *arg), void *arg) { return (PMPIX_Queue_enqueue_host)(&queue, fn, arg); }
+#define MPIX_Queue_enqueue_host(queue, ...) _Generic((queue), MPI_Queue: baton_queue_enqueue_host_v, default: MPIX_Queue_enqueue_host)(queue, __VA_ARGS__)
+#define PMPIX_Queue_enqueue_host(queue, ...) _Generic((queue), MPI_Queue: baton_pqueue_enqueue_host_v, default: PMPIX_Queue_enqueue_host)(queue, __VA_ARGS__)
+#endif
+#endif /* BATON_NO_QUEUE_BY_VALUE */
 
 #endif /* BATON_MPIX_H */

@@ -6,6 +6,7 @@
 #include "abi/abi.hpp"
 #include "core/progress.hpp"
 #include "p2p/p2p.hpp"
+#include "queue/queue.hpp"
 
 using namespace baton;
 using abi::call;
@@ -39,6 +40,12 @@ errc retire(MPI_Request* h, MPI_Status* st) {
   return e;
 }
 
+// A request whose enqueued start is pending belongs to its queue (draft chapter 13.4): standard
+// calls refuse it.
+inline errc refuse_if_queued(const core::request* r) {
+  return r && r->queue ? queue::refuse_queued(r) : errc::success;
+}
+
 errc check_array(const char* fn, int count, const MPI_Request* reqs, core::comm** first) {
   if (errc e = abi::check_init(fn); e != errc::success) return e;
   if (count < 0) return core::error_set(errc::count, "negative request count %d", count);
@@ -46,6 +53,8 @@ errc check_array(const char* fn, int count, const MPI_Request* reqs, core::comm*
   for (int i = 0; i < count; ++i) {
     core::request* r = nullptr;
     if (errc e = abi::check_request(reqs[i], &r); e != errc::success) return e;
+    if (errc e = refuse_if_queued(r); e != errc::success)
+      return core::error_set(e, "request %d of %d: %s", i, count, core::error_message().c_str());
     if (r && !*first) *first = r->c;
   }
   return errc::success;
@@ -78,6 +87,7 @@ int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
     return abi::raise("MPI_Wait", nullptr, errc::request);
   }
   if (errc e = abi::check_request(*request, &r); e != errc::success) return abi::raise("MPI_Wait", nullptr, e);
+  if (errc e = refuse_if_queued(r); e != errc::success) return abi::raise("MPI_Wait", r->c, e);
   if (!r || !r->active) {
     abi::empty_status(status);
     return MPI_SUCCESS;
@@ -101,6 +111,7 @@ int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
     return abi::raise("MPI_Test", nullptr, errc::request);
   }
   if (errc e = abi::check_request(*request, &r); e != errc::success) return abi::raise("MPI_Test", nullptr, e);
+  if (errc e = refuse_if_queued(r); e != errc::success) return abi::raise("MPI_Test", r->c, e);
   if (!r || !r->active) {
     *flag = 1;
     abi::empty_status(status);
@@ -285,6 +296,7 @@ int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) 
   core::request* r = nullptr;
   if (errc e = abi::check_request(request, &r); e != errc::success)
     return abi::raise("MPI_Request_get_status", nullptr, e);
+  if (errc e = refuse_if_queued(r); e != errc::success) return abi::raise("MPI_Request_get_status", r->c, e);
   if (!r || !r->active) {
     *flag = 1;
     abi::empty_status(status);
@@ -412,6 +424,11 @@ int PMPI_Request_free(MPI_Request* request) {
   }
   if (errc e = abi::check_request(*request, &r); e != errc::success) return abi::raise("MPI_Request_free", nullptr, e);
   core::comm* c = r->c;
+  if (errc e = refuse_if_queued(r); e != errc::success) return abi::raise("MPI_Request_free", c, e);
+  if (r->match && !r->match_done) {
+    (void)core::error_set(errc::request, "the request is being matched (MPI_Imatch pending): complete the match first");
+    return abi::raise("MPI_Request_free", c, errc::request);
+  }
   if (r->ops && r->ops->on_free) {
     if (errc e = r->ops->on_free(r); e != errc::success) return abi::raise("MPI_Request_free", c, e);
   }
@@ -435,6 +452,7 @@ int PMPI_Cancel(MPI_Request* request) {
     return abi::raise("MPI_Cancel", nullptr, errc::request);
   }
   if (errc e = abi::check_request(*request, &r); e != errc::success) return abi::raise("MPI_Cancel", nullptr, e);
+  if (errc e = refuse_if_queued(r); e != errc::success) return abi::raise("MPI_Cancel", r->c, e);
   if (r->ops && r->ops->on_cancel) {
     if (errc e = r->ops->on_cancel(r); e != errc::success) return abi::raise("MPI_Cancel", r->c, e);
   }
@@ -465,6 +483,11 @@ static int start_impl(const char* fn, core::request* r) {
   }
   if (!r->persistent) {
     (void)core::error_set(errc::request, "cannot start a request that is not persistent");
+    return abi::raise(fn, r->c, errc::request);
+  }
+  if (errc e = refuse_if_queued(r); e != errc::success) return abi::raise(fn, r->c, e);
+  if (r->match && !r->match_done) {
+    (void)core::error_set(errc::request, "the request is being matched (MPI_Imatch pending): complete the match first");
     return abi::raise(fn, r->c, errc::request);
   }
   if (r->active) {

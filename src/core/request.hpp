@@ -19,7 +19,7 @@ namespace baton::core {
 class comm;
 class datatype;
 
-enum class req_kind : uint8_t { send, recv, coll, grequest };
+enum class req_kind : uint8_t { send, recv, coll, grequest, match };
 enum class send_mode : uint8_t { standard, buffered, synchronous, ready };
 
 constexpr uint32_t request_magic = 0x52455131;  // "REQ1"
@@ -85,6 +85,16 @@ class request {
   // request complete for a waiter. The callee owns the request from then on.
   void (*on_complete)(request*) = nullptr;
   uint32_t step = 0;                 // schedule step this request carries
+
+  // Queued communication (src/queue/, draft chapter 13). `match` is the kind-specific match state
+  // (set by MPI_Match/MPI_Imatch; matched once match_done). `queue` is the queue on which an
+  // enqueued start of this request is pending; q_starts / q_waits count the starts and waits
+  // enqueued there and q_done the enqueued waits completed (queue cleared when q_done reaches
+  // q_starts). While `queue` is set, only MPI_Enqueue_wait on that queue may touch the request.
+  void* match = nullptr;
+  bool match_done = false;
+  void* queue = nullptr;
+  uint32_t q_starts = 0, q_waits = 0, q_done = 0;
 
   bool is_complete() const { return complete.load(std::memory_order_acquire); }
   void mark_complete() { complete.store(true, std::memory_order_release); }

@@ -47,26 +47,44 @@ runtime& rt();
 bool runtime_is_main_thread();
 double wtime();
 
-// Serializes the engine when several threads may call in (MPI_THREAD_MULTIPLE); free otherwise.
+// Serializes the engine when several threads may call in (MPI_THREAD_MULTIPLE, the progress
+// thread, a queue executor thread); free otherwise. A guard taken by a thread that already holds
+// the lock (a queue starting a request from inside a poller) does nothing.
 class engine_guard {
  public:
-  engine_guard() : locked_(rt().threaded) {
-    if (locked_) rt().engine_mutex.lock();
+  engine_guard() : locked_(rt().threaded && !held()) {
+    if (locked_) {
+      rt().engine_mutex.lock();
+      held() = true;
+    }
   }
-  ~engine_guard() {
-    if (locked_) rt().engine_mutex.unlock();
-  }
+  ~engine_guard() { unlock(); }
   engine_guard(const engine_guard&) = delete;
   engine_guard& operator=(const engine_guard&) = delete;
   void unlock() {
-    if (locked_) rt().engine_mutex.unlock();
+    if (locked_ && held()) {
+      held() = false;
+      rt().engine_mutex.unlock();
+    }
   }
   void lock() {
-    if (locked_) rt().engine_mutex.lock();
+    if (locked_ && !held()) {
+      rt().engine_mutex.lock();
+      held() = true;
+    }
+  }
+  // Whether the calling thread holds the engine lock.
+  static bool& held() {
+    static thread_local bool h = false;
+    return h;
   }
 
  private:
   bool locked_;
 };
+
+// Turns the engine lock on for good (a queue type that runs MPI work on its own thread needs it
+// whatever thread level the program asked for). Call only while no other thread is in the engine.
+inline void runtime_enable_engine_lock() { rt().threaded = true; }
 
 }  // namespace baton::core

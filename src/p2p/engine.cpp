@@ -102,6 +102,7 @@ void mark_active(peer_state& p) {
 bool emit(peer_state& p, out_item& it) {
   segment& s = eng().seg;
   const size_t cap = s.slot_payload();
+  if (it.req && it.type >= pkt_matched_first) return matched_emit(p, it);
   if (it.req == nullptr) {  // control packet
     pkt_header* h = reserve_slot(p);
     if (!h) return false;
@@ -438,6 +439,7 @@ void handle_packet(peer_state& p, pkt_header* h) {
       break;
     }
     default:
+      if (h->type >= pkt_matched_first) matched_packet(p, h);
       break;
   }
 }
@@ -869,6 +871,15 @@ errc recv(void* buf, int64_t count, const datatype* dt, int source, int tag, com
 namespace baton::p2p {
 void start_send_locked(request* r) { start_send(r); }
 void start_recv_locked(request* r) { start_recv(r); }
+
+// For matched.cpp (engine_state.hpp).
+pkt_header* slot_reserve(peer_state& p) { return reserve_slot(p); }
+void slot_commit(peer_state& p, pkt_header* h) { commit_slot(p, h); }
+void peer_doorbell(uint32_t local) { ring_doorbell(local); }
+void emission_enqueue(peer_state& p, out_item it) { enqueue(p, it); }
+peer_state& peer_of_world(int world_rank) {
+  return eng().peers[static_cast<size_t>(core::rt().local_of_world[static_cast<size_t>(world_rank)])];
+}
 }  // namespace baton::p2p
 
 // ---- probes, matched probes, cancel ----

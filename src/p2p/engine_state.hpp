@@ -112,4 +112,18 @@ void send_ctrl(int peer_world, uint8_t type, uint64_t cookie);  // pkt_sync_ack 
 void recv_rndv(request* r, unexpected* u);  // a receive matched a remote rendezvous message
 }  // namespace remote
 
+// ---- matched traffic (matched.cpp): MPI_Match'ed persistent requests ----
+// Packet types from pkt_matched_first on carry traffic of matched requests: routed by a channel
+// id (header `cookie`), never through the matching queues. The engine hands such packets to
+// matched_packet() and such emissions (out_item with req set) to matched_emit().
+constexpr uint8_t pkt_matched_first = 16;
+void matched_packet(peer_state& p, transport::shm::pkt_header* h);
+bool matched_emit(peer_state& p, out_item& it);
+// Engine pieces matched.cpp builds on (engine lock held).
+transport::shm::pkt_header* slot_reserve(peer_state& p);
+void slot_commit(peer_state& p, transport::shm::pkt_header* h);
+void peer_doorbell(uint32_t local);
+void emission_enqueue(peer_state& p, out_item it);
+peer_state& peer_of_world(int world_rank);
+
 }  // namespace baton::p2p

@@ -1,0 +1,519 @@
+// Matched point-to-point traffic: the match handshake and the channel protocols (matched.hpp).
+#include "p2p/matched.hpp"
+
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <vector>
+
+#include "core/comm.hpp"
+#include "core/datatype.hpp"
+#include "core/progress.hpp"
+#include "core/runtime.hpp"
+#include "p2p/engine_state.hpp"
+
+namespace baton::p2p {
+
+using transport::shm::pkt_header;
+using transport::shm::segment;
+
+namespace {
+
+// Contexts agreed by comm.cpp are below 32768 (16384 pairs); the match handshake of a
+// communicator runs on ctx + match_ctx_offset, which no other traffic uses.
+constexpr uint32_t match_ctx_offset = 1u << 15;
+
+enum : uint8_t {
+  pkt_mdata = pkt_matched_first,  // first fragment of a message: cookie = receiver channel, aux = 0
+  pkt_mcont,                      // further fragments: aux = offset in the message
+  pkt_mcredit,                    // receiver -> sender: a receive was started (cookie = sender channel)
+  pkt_mfin,                       // sender -> receiver: data written single-copy (aux = bytes)
+};
+
+constexpr uint32_t offer_sync = 1;
+constexpr uint32_t reply_gated = 1;
+
+struct offer {
+  uint64_t chan;   // sender's channel id
+  uint64_t bytes;  // packed bytes of every message
+  int32_t reply_tag;
+  uint32_t flags;
+};
+
+struct reply {
+  uint64_t chan;      // receiver's channel id
+  uint64_t capacity;  // packed bytes the receive buffer holds
+  uint64_t addr;      // receive buffer (contiguous receives), for single-copy writes; 0 otherwise
+  uint32_t flags;
+  uint32_t pad;
+};
+
+struct early {
+  char* data;
+  uint64_t len;
+  uint64_t got;
+};
+
+struct channel {
+  uint64_t id = 0;
+  request* req = nullptr;
+  bool send = false;
+  bool self = false;
+  bool proc_null = false;
+  bool gated = false;
+  int peer_world = -1;
+  uint64_t peer_chan = 0;
+  // handshake
+  offer off{};
+  reply rep{};
+  int handshake_pending = 0;
+  core::errc handshake_error = core::errc::success;
+  void (*done)(void*, core::errc) = nullptr;
+  void* done_arg = nullptr;
+  // receiver
+  int src_rank = 0, src_tag = 0;
+  bool ready = false;            // the receive is started and waits for its message
+  bool rx_direct = false;        // the message arriving now goes straight into the receive buffer
+  std::deque<early*> fifo;       // messages that arrived before their receive was started
+  request* self_wait = nullptr;  // self: a send waiting for this receive to start
+  // sender
+  uint32_t credits = 0;
+  bool waiting = false;  // started, waiting for a credit
+  uint64_t peer_addr = 0, peer_cap = 0;
+};
+
+struct channel_table {
+  std::vector<channel*> slots;
+  std::vector<uint32_t> gens;
+  std::vector<uint32_t> free_list;
+};
+channel_table g_table;
+
+uint64_t table_add(channel* ch) {
+  uint32_t i;
+  if (!g_table.free_list.empty()) {
+    i = g_table.free_list.back();
+    g_table.free_list.pop_back();
+  } else {
+    i = static_cast<uint32_t>(g_table.slots.size());
+    g_table.slots.push_back(nullptr);
+    g_table.gens.push_back(0);
+  }
+  g_table.slots[i] = ch;
+  ++g_table.gens[i];
+  return (uint64_t(g_table.gens[i]) << 32) | i;
+}
+
+channel* table_find(uint64_t id) {
+  const uint32_t i = static_cast<uint32_t>(id);
+  if (i >= g_table.slots.size() || g_table.gens[i] != uint32_t(id >> 32)) return nullptr;
+  return g_table.slots[i];
+}
+
+void table_remove(uint64_t id) {
+  const uint32_t i = static_cast<uint32_t>(id);
+  if (i >= g_table.slots.size() || g_table.gens[i] != uint32_t(id >> 32)) return;
+  g_table.slots[i] = nullptr;
+  g_table.free_list.push_back(i);
+}
+
+const core::datatype* byte_type() {
+  return core::predefined_datatype(0x247);
+}  // MPI_BYTE
+
+// ---- completion ----
+
+void send_finish(request* r) {
+  --eng().pending_sends;
+  core::progress_inflight_add(-1);
+  complete_request(r);
+}
+
+// The receive's status for a message of `len` bytes from the matched sender.
+void recv_begin(channel* ch, uint64_t len) {
+  request* r = ch->req;
+  r->status.source = ch->src_rank;
+  r->status.tag = ch->src_tag;
+  r->msg_len = len;
+  r->status.bytes = std::min<uint64_t>(len, r->total);
+  if (len > r->total) {
+    r->status.error = core::error_set(core::errc::truncate,
+                                      "matched message of %llu bytes from rank %d (tag %d) truncated: the receive "
+                                      "buffer holds %llu bytes",
+                                      (unsigned long long)len, ch->src_rank, ch->src_tag, (unsigned long long)r->total);
+  }
+}
+
+void recv_finish(channel* ch) {
+  ch->ready = false;
+  ch->rx_direct = false;
+  complete_request(ch->req);
+}
+
+void deliver_early(channel* ch) {
+  early* e = ch->fifo.front();
+  ch->fifo.pop_front();
+  request* r = ch->req;
+  recv_begin(ch, e->len);
+  copy_in(r, 0, e->data, e->len);
+  r->done = e->len;
+  std::free(e->data);
+  delete e;
+  recv_finish(ch);
+}
+
+// Send to oneself: copy the started send into the started receive.
+void self_deliver(request* s, channel* rc) {
+  request* r = rc->req;
+  recv_begin(rc, s->total);
+  const uint64_t n = std::min(s->total, r->total);
+  if (s->dt->is_contiguous() && r->dt->is_contiguous()) {
+    if (n)
+      std::memcpy(static_cast<char*>(r->buf) + r->dt->true_lb(), static_cast<const char*>(s->buf) + s->dt->true_lb(),
+                  n);
+  } else {
+    uint64_t bytes = 0;
+    (void)core::copy_typed(s->buf, s->count, *s->dt, r->buf, r->count, *r->dt, &bytes);
+  }
+  r->done = s->total;
+  s->done = s->total;
+  send_finish(s);
+  recv_finish(rc);
+}
+
+// ---- sending ----
+
+bool cma_write(channel* ch, request* r) {
+  engine& e = eng();
+  if (!e.cma_ok || !ch->peer_addr || !r->dt->is_contiguous() || r->total == 0) return false;
+  const uint64_t want = std::min(r->total, ch->peer_cap);
+  const pid_t pid = e.seg.area(peer_of_world(ch->peer_world).local).pid;
+  const char* src = static_cast<const char*>(r->buf) + r->dt->true_lb();
+  uint64_t put = 0;
+  while (put < want) {
+    struct iovec local {
+      const_cast<char*>(src) + put, want - put
+    };
+    struct iovec remote {
+      reinterpret_cast<char*>(ch->peer_addr) + put, want - put
+    };
+    ssize_t n = ::process_vm_writev(pid, &local, 1, &remote, 1, 0);
+    if (n <= 0) break;
+    put += static_cast<uint64_t>(n);
+  }
+  if (put == want) return true;
+  if (put == 0) {
+    e.cma_ok = false;  // not permitted here: stream through the ring from now on
+    return false;
+  }
+  return false;  // partial write (should not happen): stream the whole message again
+}
+
+void transmit(channel* ch) {
+  request* r = ch->req;
+  if (ch->gated && cma_write(ch, r)) {
+    r->done = r->total;
+    emission_enqueue(peer_of_world(ch->peer_world), out_item{pkt_mfin, ch->peer_chan, r->total, nullptr});
+    send_finish(r);
+    return;
+  }
+  r->done = 0;
+  emission_enqueue(peer_of_world(ch->peer_world), out_item{pkt_mdata, ch->peer_chan, 0, r});
+}
+
+void send_start(channel* ch) {
+  request* r = ch->req;
+  ++eng().pending_sends;
+  core::progress_inflight_add(1);
+  if (ch->self) {
+    channel* rc = table_find(ch->peer_chan);
+    if (!rc) {
+      r->status.error = core::error_set(core::errc::request, "the matched receive of this send was freed");
+      send_finish(r);
+    } else if (rc->ready) {
+      self_deliver(r, rc);
+    } else {
+      rc->self_wait = r;
+    }
+    return;
+  }
+  if (ch->gated) {
+    if (ch->credits == 0) {
+      ch->waiting = true;
+      return;
+    }
+    --ch->credits;
+  }
+  transmit(ch);
+}
+
+void recv_start(channel* ch) {
+  if (ch->self) {
+    ch->ready = true;
+    if (request* s = ch->self_wait) {
+      ch->self_wait = nullptr;
+      self_deliver(s, ch);
+    }
+    return;
+  }
+  ch->ready = true;
+  if (!ch->fifo.empty()) {
+    if (ch->fifo.front()->got >= ch->fifo.front()->len) deliver_early(ch);
+    return;  // a partial head is delivered when its last fragment arrives
+  }
+  if (ch->gated) emission_enqueue(peer_of_world(ch->peer_world), out_item{pkt_mcredit, ch->peer_chan, 0, nullptr});
+}
+
+errc matched_on_start(request* r) {
+  core::engine_guard g;
+  auto* ch = static_cast<channel*>(r->match);
+  r->done = 0;
+  r->proto = 0;
+  r->status = core::req_status{};
+  r->complete.store(false, std::memory_order_relaxed);
+  r->total = static_cast<uint64_t>(r->count) * static_cast<uint64_t>(r->dt->size());
+  if (ch->proc_null) {
+    r->status.source = proc_null;
+    r->status.tag = any_tag;
+    complete_request(r);
+    return errc::success;
+  }
+  if (ch->send) {
+    send_start(ch);
+  } else {
+    recv_start(ch);
+  }
+  core::progress_new_work();
+  return errc::success;
+}
+
+// A matched request is matched: it completes normally (like a matched receive, it cannot be
+// cancelled any more).
+errc matched_on_cancel(request*) {
+  return errc::success;
+}
+
+void matched_on_destroy(request* r) {
+  auto* ch = static_cast<channel*>(r->match);
+  if (!ch) return;
+  table_remove(ch->id);
+  for (early* e : ch->fifo) {
+    std::free(e->data);
+    delete e;
+  }
+  delete ch;
+  r->match = nullptr;
+}
+
+const core::request_ops matched_ops{nullptr, matched_on_cancel, matched_on_start, matched_on_destroy};
+
+// ---- receiving ----
+
+void rx_fragment(channel* ch, pkt_header* h) {
+  const uint64_t off = h->aux, n = h->frag_len, len = h->msg_len;
+  const void* payload = segment::payload(h);
+  if (off == 0) {
+    if (ch->ready && ch->fifo.empty()) {
+      ch->rx_direct = true;
+      recv_begin(ch, len);
+      ch->req->done = 0;
+    } else {
+      ch->rx_direct = false;
+      ch->fifo.push_back(new early{static_cast<char*>(std::malloc(len ? len : 1)), len, 0});
+    }
+  }
+  if (ch->rx_direct) {
+    request* r = ch->req;
+    copy_in(r, off, payload, n);
+    r->done += n;
+    if (r->done >= len) recv_finish(ch);
+    return;
+  }
+  if (ch->fifo.empty()) return;
+  early* e = ch->fifo.back();
+  if (n) std::memcpy(e->data + off, payload, n);
+  e->got += n;
+  if (e->got >= e->len && ch->ready && e == ch->fifo.front()) deliver_early(ch);
+}
+
+// ---- handshake ----
+
+void handshake_step_done(channel* ch, core::errc e) {
+  if (e != core::errc::success && ch->handshake_error == core::errc::success) ch->handshake_error = e;
+  if (--ch->handshake_pending > 0) return;
+  request* r = ch->req;
+  if (ch->handshake_error == core::errc::success) {
+    r->match_done = true;
+    r->ops = &matched_ops;
+  }
+  ch->done(ch->done_arg, ch->handshake_error);
+}
+
+void on_internal_sent(request* q) {
+  auto* ch = static_cast<channel*>(q->ext);
+  core::errc e = q->status.error;
+  core::request_delete(q);
+  handshake_step_done(ch, e);
+}
+
+// Sender: the receiver's answer arrived.
+void on_reply(request* q) {
+  auto* ch = static_cast<channel*>(q->ext);
+  core::errc e = q->status.error;
+  core::request_delete(q);
+  if (e == core::errc::success) {
+    ch->peer_chan = ch->rep.chan;
+    ch->peer_cap = ch->rep.capacity;
+    ch->peer_addr = ch->rep.addr;
+    ch->gated = ch->rep.flags & reply_gated;
+  }
+  handshake_step_done(ch, e);
+}
+
+// Receiver: a sender's offer matched this receive.
+void on_offer(request* q) {
+  auto* ch = static_cast<channel*>(q->ext);
+  core::errc e = q->status.error;
+  const int src = q->status.source;
+  const int tag = q->status.tag;
+  core::request_delete(q);
+  if (e != core::errc::success) {
+    handshake_step_done(ch, e);
+    return;
+  }
+  request* r = ch->req;
+  engine& en = eng();
+  ch->src_rank = src;
+  ch->src_tag = tag;
+  ch->peer_world = r->c->world_rank(src);
+  ch->self = ch->peer_world == en.my_world;
+  ch->peer_chan = ch->off.chan;
+  ch->gated = !ch->self && ((ch->off.flags & offer_sync) || ch->off.bytes > en.eager_max ||
+                            ch->off.bytes > en.seg.slot_payload() * (en.seg.params().nslots / 2));
+  ch->rep.chan = ch->id;
+  ch->rep.capacity = static_cast<uint64_t>(r->count) * static_cast<uint64_t>(r->dt->size());
+  ch->rep.addr = r->dt->is_contiguous() ? reinterpret_cast<uint64_t>(static_cast<char*>(r->buf) + r->dt->true_lb()) : 0;
+  ch->rep.flags = ch->gated ? reply_gated : 0;
+  (void)start_internal(core::req_kind::send, &ch->rep, sizeof(reply), byte_type(), src, ch->off.reply_tag, r->c,
+                       r->c->ctx + match_ctx_offset, on_internal_sent, ch, 0);
+}
+
+}  // namespace
+
+errc match_begin(request* r, void (*done)(void*, errc), void* arg) {
+  auto* ch = new channel;
+  ch->id = table_add(ch);
+  ch->req = r;
+  ch->send = r->kind == core::req_kind::send;
+  ch->done = done;
+  ch->done_arg = arg;
+  r->match = ch;
+  r->match_done = false;
+  const uint32_t mctx = r->c->ctx + match_ctx_offset;
+  if (r->peer == proc_null) {
+    ch->proc_null = true;
+    ch->handshake_pending = 1;
+    handshake_step_done(ch, errc::success);
+    return errc::success;
+  }
+  // Matched channels move data through this host's shared memory. A peer on another host (UCX
+  // transport) is refused before any handshake starts, so neither side waits for the other; a
+  // wildcard receive only ever meets offers from this host, since remote senders never offer.
+  if (r->peer != any_source) {
+    const int pw = r->c->world_rank(r->peer);
+    if (pw != eng().my_world && core::rt().local_of_world[static_cast<size_t>(pw)] < 0) {
+      table_remove(ch->id);
+      r->match = nullptr;
+      delete ch;
+      return core::error_set(core::errc::unsupported_operation,
+                             "rank %d of the communicator is on another host: matched (queued) requests "
+                             "work between ranks of one host only",
+                             r->peer);
+    }
+  }
+  if (ch->send) {
+    ch->peer_world = r->c->world_rank(r->peer);
+    ch->self = ch->peer_world == eng().my_world;
+    ch->off.chan = ch->id;
+    ch->off.bytes = static_cast<uint64_t>(r->count) * static_cast<uint64_t>(r->dt->size());
+    ch->off.reply_tag = -16 - static_cast<int32_t>(static_cast<uint32_t>(ch->id) & 0x3fffffffu);
+    ch->off.flags = r->mode == core::send_mode::synchronous ? offer_sync : 0;
+    ch->handshake_pending = 2;
+    (void)start_internal(core::req_kind::recv, &ch->rep, sizeof(reply), byte_type(), r->peer, ch->off.reply_tag, r->c,
+                         mctx, on_reply, ch, 1);
+    (void)start_internal(core::req_kind::send, &ch->off, sizeof(offer), byte_type(), r->peer, r->tag, r->c, mctx,
+                         on_internal_sent, ch, 0);
+  } else {
+    // offer received, then the reply sent
+    ch->handshake_pending = 1;
+    (void)start_internal(core::req_kind::recv, &ch->off, sizeof(offer), byte_type(), r->peer, r->tag, r->c, mctx,
+                         on_offer, ch, 0);
+  }
+  core::progress_new_work();
+  return errc::success;
+}
+
+// ---- engine hooks (engine_state.hpp) ----
+
+bool matched_emit(peer_state& p, out_item& it) {
+  request* r = it.req;
+  const size_t cap = eng().seg.slot_payload();
+  bool any = false;
+  while (r->done < r->total || (r->total == 0 && !any)) {
+    pkt_header* h = slot_reserve(p);
+    if (!h) break;
+    const size_t n = std::min<uint64_t>(cap, r->total - r->done);
+    h->type = r->done == 0 ? pkt_mdata : pkt_mcont;
+    h->flags = 0;
+    h->ctx = 0;
+    h->src = r->c->rank;
+    h->tag = r->tag;
+    h->frag_len = static_cast<uint32_t>(n);
+    h->msg_len = r->total;
+    h->cookie = it.cookie;
+    h->aux = r->done;
+    copy_out(r, r->done, segment::payload(h), n);
+    slot_commit(p, h);
+    r->done += n;
+    any = true;
+    if (r->total == 0) break;
+  }
+  if (any) peer_doorbell(p.local);
+  if (r->done < r->total || (!any && r->total == 0)) return false;
+  send_finish(r);
+  return true;
+}
+
+void matched_packet(peer_state&, pkt_header* h) {
+  channel* ch = table_find(h->cookie);
+  if (!ch) return;  // the request was freed: drop
+  switch (h->type) {
+    case pkt_mdata:
+    case pkt_mcont:
+      if (!ch->send) rx_fragment(ch, h);
+      break;
+    case pkt_mcredit:
+      if (!ch->send) break;
+      ++ch->credits;
+      if (ch->waiting) {
+        ch->waiting = false;
+        --ch->credits;
+        transmit(ch);
+      }
+      break;
+    case pkt_mfin:
+      if (ch->send) break;
+      recv_begin(ch, h->aux);
+      ch->req->done = h->aux;
+      recv_finish(ch);
+      break;
+    default:
+      break;
+  }
+}
+
+}  // namespace baton::p2p
