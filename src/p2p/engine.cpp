@@ -241,8 +241,9 @@ void rndv_start(request* r, int peer_world, uint64_t cookie, uint64_t addr, bool
   send_ctrl(peer_world, pkt_cts, cookie, reinterpret_cast<uint64_t>(r));
 }
 
-// A receive matched an unexpected message: deliver it.
-// Payload buffers of unexpected eager messages, kept per power-of-two size class (up to 64 KiB,
+}  // namespace
+
+// Payload buffers of unexpected eager messages (every transport allocates them here), kept per power-of-two size class (up to 64 KiB,
 // at most 32 per class) so repeated exchanges that arrive before their receive allocate nothing
 // in the steady state. Engine lock held.
 constexpr int uq_classes = 17;  // 2^0 .. 2^16 bytes
@@ -274,6 +275,9 @@ void uq_buf_free(char* b, uint64_t len) {
   g_uq_bufs[k].push_back(b);
 }
 
+namespace {
+
+// A receive matched an unexpected message: deliver it.
 void deliver_unexpected(request* r, unexpected* u) {
   set_recv_status(r, u->src, u->tag, u->len);
   r->matched_ = true;

@@ -96,6 +96,11 @@ void bsend_release(void* block);
 void start_send_locked(request* r);
 void start_recv_locked(request* r);
 
+// Payload buffers of unexpected eager messages, pooled by power-of-two size class: every
+// transport allocates with uq_buf_alloc(len) and the engine frees with uq_buf_free(b, len).
+char* uq_buf_alloc(uint64_t len);
+void uq_buf_free(char* b, uint64_t len);
+
 // Byte movers and receive status shared with the transports (engine.cpp).
 void copy_in(request* r, uint64_t off, const void* data, size_t len);
 void copy_out(const request* r, uint64_t off, void* out, size_t len);

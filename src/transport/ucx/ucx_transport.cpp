@@ -292,7 +292,7 @@ void deliver(const envelope& h, const void* data, size_t len, void* desc, bool r
   } else {
     u->kind = uq_kind::eager;
     u->sync = h.flags & hdr_sync;
-    u->data = len <= sizeof u->inline_data ? u->inline_data : static_cast<char*>(std::malloc(len));
+    u->data = len <= sizeof u->inline_data ? u->inline_data : uq_buf_alloc(len);
     if (len) std::memcpy(u->data, data, len);
     u->received = len;
   }
