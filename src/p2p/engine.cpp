@@ -1038,8 +1038,10 @@ void flush() {
 
 namespace baton::p2p {
 
-request* prepare_internal(core::req_kind kind, void* buf, int64_t count, const datatype* dt, int peer, int tag, comm* c,
-                          uint32_t ctx, void (*on_complete)(request*), void* owner, uint32_t step) {
+namespace {
+// An internal request with its arguments set, not started.
+request* internal_request(core::req_kind kind, void* buf, int64_t count, const datatype* dt, int peer, int tag,
+                          comm* c, uint32_t ctx, void (*on_complete)(request*), void* owner, uint32_t step) {
   request* r = core::request_new(kind);
   r->buf = buf;
   r->count = count;
@@ -1051,6 +1053,13 @@ request* prepare_internal(core::req_kind kind, void* buf, int64_t count, const d
   r->on_complete = on_complete;
   r->ext = owner;
   r->step = step;
+  return r;
+}
+}  // namespace
+
+request* prepare_internal(core::req_kind kind, void* buf, int64_t count, const datatype* dt, int peer, int tag, comm* c,
+                          uint32_t ctx, void (*on_complete)(request*), void* owner, uint32_t step) {
+  request* r = internal_request(kind, buf, count, dt, peer, tag, c, ctx, on_complete, owner, step);
   if (kind == core::req_kind::recv) ctx_of(ctx).pin(peer, tag);
   return r;
 }
@@ -1071,23 +1080,8 @@ void start_prepared(request* r) {
 
 request* start_internal(core::req_kind kind, void* buf, int64_t count, const datatype* dt, int peer, int tag, comm* c,
                         uint32_t ctx, void (*on_complete)(request*), void* owner, uint32_t step) {
-  request* r = core::request_new(kind);
-  r->buf = buf;
-  r->count = count;
-  r->dt = dt;
-  r->c = c;
-  r->ctx = ctx;
-  r->peer = peer;
-  r->tag = tag;
-  r->active = true;
-  r->on_complete = on_complete;
-  r->ext = owner;
-  r->step = step;
-  if (kind == core::req_kind::send) {
-    start_send(r);
-  } else {
-    start_recv(r);
-  }
+  request* r = internal_request(kind, buf, count, dt, peer, tag, c, ctx, on_complete, owner, step);
+  start_prepared(r);
   return r;
 }
 
