@@ -101,31 +101,33 @@ int match_nonblocking(const char* fn, int count, MPI_Request* reqs, MPI_Request*
   });
 }
 
-int enqueue_starts(const char* fn, MPI_Queue* queue, int count, MPI_Request* reqs) {
+// What every enqueue call checks first: the library state, the queue, the count and the requests.
+// Returns MPI_SUCCESS, or the error already raised.
+int enqueue_args(const char* fn, MPI_Queue* queue, int count, MPI_Request* reqs, bq::queue** q,
+                 bq::small_vec<core::request*>& rs, core::comm** c) {
   if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
-  bq::queue* q = nullptr;
-  if (errc e = to_queue(queue, &q); e != errc::success) return abi::raise(fn, nullptr, e);
+  if (errc e = to_queue(queue, q); e != errc::success) return abi::raise(fn, nullptr, e);
   if (count < 0) {
     (void)core::error_set(errc::count, "negative request count %d", count);
     return abi::raise(fn, nullptr, errc::count);
   }
-  bq::small_vec<core::request*> rs(static_cast<size_t>(count));
+  if (errc e = to_requests(count, reqs, rs.data(), c); e != errc::success) return abi::raise(fn, *c, e);
+  return MPI_SUCCESS;
+}
+
+int enqueue_starts(const char* fn, MPI_Queue* queue, int count, MPI_Request* reqs) {
+  bq::queue* q = nullptr;
   core::comm* c = nullptr;
-  if (errc e = to_requests(count, reqs, rs.data(), &c); e != errc::success) return abi::raise(fn, c, e);
+  bq::small_vec<core::request*> rs(static_cast<size_t>(count < 0 ? 0 : count));
+  if (int rc = enqueue_args(fn, queue, count, reqs, &q, rs, &c); rc != MPI_SUCCESS) return rc;
   return call(fn, c, [&] { return bq::enqueue_start(q, rs.data(), count); });
 }
 
 int enqueue_waits(const char* fn, MPI_Queue* queue, int count, MPI_Request* reqs, MPI_Status* statuses, bool all) {
-  if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
   bq::queue* q = nullptr;
-  if (errc e = to_queue(queue, &q); e != errc::success) return abi::raise(fn, nullptr, e);
-  if (count < 0) {
-    (void)core::error_set(errc::count, "negative request count %d", count);
-    return abi::raise(fn, nullptr, errc::count);
-  }
-  bq::small_vec<core::request*> rs(static_cast<size_t>(count));
   core::comm* c = nullptr;
-  if (errc e = to_requests(count, reqs, rs.data(), &c); e != errc::success) return abi::raise(fn, c, e);
+  bq::small_vec<core::request*> rs(static_cast<size_t>(count < 0 ? 0 : count));
+  if (int rc = enqueue_args(fn, queue, count, reqs, &q, rs, &c); rc != MPI_SUCCESS) return rc;
   bq::small_vec<void*> sts(static_cast<size_t>(count));
   for (int i = 0; i < count; ++i) sts[size_t(i)] = statuses == MPI_STATUSES_IGNORE ? nullptr : &statuses[i];
   return call(fn, c, [&] { return bq::enqueue_wait(q, rs.data(), sts.data(), count, write_status, all); });
