@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "mpitest.h"
+#include "cuda_test.h"
 
 enum { NITER = 30, NQ = 2 };
 static const int sizes[NQ] = {256, 256 * 1024};
@@ -83,20 +83,8 @@ static void launch_check(cudaStream_t s, int* b, int n, int base, int* bad)
 
 int main(int argc, char** argv)
 {
-    MPI_Init(&argc, &argv);
-    mpitest_init();
-    int rank, size, ndev = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    int have = cudaGetDeviceCount(&ndev) == cudaSuccess && ndev > 0;
-    int all_have = 0;
-    MPI_Allreduce(&have, &all_have, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (!all_have) {
-        if (rank == 0) printf("SKIP queue_cuda_device: no CUDA device on this machine (cudaGetDeviceCount)\n");
-        MPI_Finalize();
-        return 77;
-    }
-    CHECK(cudaSetDevice(rank % ndev) == cudaSuccess, "cudaSetDevice");
+    int rank, size;
+    cuda_test_init(&argc, &argv, "queue_cuda_device", &rank, &size);
     CHECK(build_kernels(), "compiling the test kernels with NVRTC");
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int right = (rank + 1) % size, left = (rank - 1 + size) % size;
