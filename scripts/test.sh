@@ -1,7 +1,8 @@
 #!/bin/sh
 # Builds Baton and runs the whole test suite: the optimized build (everything), then the ASan+UBSan
 # build (everything but the 8-rank runs, which oversubscribe 2 cores fourfold and add time, not
-# coverage), then a TSan build for everything with threads (the unit tests, MPI_THREAD_MULTIPLE
+# coverage, and the two-host runs, which repeat the same programs under other launchers: their
+# transport, UCX, is covered by the forced-UCX runs), then a TSan build for everything with threads (the unit tests, MPI_THREAD_MULTIPLE
 # and the progress thread; it builds only those tests' executables, target baton_threaded_tests).
 # BATON_TEST_SANITIZERS=0 skips the sanitizer passes.
 set -e
@@ -23,7 +24,7 @@ run_suite build all "" -DCMAKE_BUILD_TYPE=RelWithDebInfo
 if [ "${BATON_TEST_SANITIZERS:-1}" != 0 ]; then
   echo "== ASan+UBSan build =="
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    run_suite build-asan all "-LE np8" -DCMAKE_BUILD_TYPE=Debug -DBATON_SANITIZE=address
+    run_suite build-asan all "-LE np8|twohost" -DCMAKE_BUILD_TYPE=Debug -DBATON_SANITIZE=address
   echo "== TSan build (threads) =="
   TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
     run_suite build-tsan baton_threaded_tests "-L unit|threads|async" -DCMAKE_BUILD_TYPE=Debug -DBATON_SANITIZE=thread
