@@ -128,9 +128,8 @@ int enqueue_waits(const char* fn, MPI_Queue* queue, int count, MPI_Request* reqs
   core::comm* c = nullptr;
   bq::small_vec<core::request*> rs(static_cast<size_t>(count < 0 ? 0 : count));
   if (int rc = enqueue_args(fn, queue, count, reqs, &q, rs, &c); rc != MPI_SUCCESS) return rc;
-  bq::small_vec<void*> sts(static_cast<size_t>(count));
-  for (int i = 0; i < count; ++i) sts[size_t(i)] = statuses == MPI_STATUSES_IGNORE ? nullptr : &statuses[i];
-  return call(fn, c, [&] { return bq::enqueue_wait(q, rs.data(), sts.data(), count, write_status, all); });
+  void* sts = statuses == MPI_STATUSES_IGNORE ? nullptr : statuses;
+  return call(fn, c, [&] { return bq::enqueue_wait(q, rs.data(), sts, sizeof(MPI_Status), count, write_status, all); });
 }
 
 }  // namespace

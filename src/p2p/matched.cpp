@@ -60,6 +60,7 @@ struct early {
   char* data;
   uint64_t len;
   uint64_t got;
+  uint64_t cap;  // bytes allocated at data
 };
 
 struct channel {
@@ -85,6 +86,7 @@ struct channel {
   bool ready = false;            // the receive is started and waits for its message
   bool rx_direct = false;        // the message arriving now goes straight into the receive buffer
   std::deque<early*> fifo;       // messages that arrived before their receive was started
+  early* spare = nullptr;        // the last delivered early arrival, reused by the next one
   request* self_wait = nullptr;  // self: a send waiting for this receive to start
   // sender
   uint32_t credits = 0;
@@ -176,9 +178,28 @@ void deliver_early(channel* ch) {
   recv_begin(ch, e->len);
   copy_in(r, 0, e->data, e->len);
   r->done = e->len;
-  std::free(e->data);
-  delete e;
+  if (ch->spare) {  // keep the larger buffer
+    early* drop = ch->spare->cap >= e->cap ? e : ch->spare;
+    if (drop == ch->spare) ch->spare = e;
+    std::free(drop->data);
+    delete drop;
+  } else {
+    ch->spare = e;
+  }
   recv_finish(ch);
+}
+
+// A buffer for an early arrival of `len` bytes: the spare one when it is large enough.
+early* early_new(channel* ch, uint64_t len) {
+  early* e = ch->spare;
+  if (e && e->cap >= len) {
+    ch->spare = nullptr;
+    e->len = len;
+    e->got = 0;
+    return e;
+  }
+  const uint64_t cap = len ? len : 1;
+  return new early{static_cast<char*>(std::malloc(cap)), len, 0, cap};
 }
 
 // Send to oneself: copy the started send into the started receive.
@@ -360,6 +381,10 @@ void matched_on_destroy(request* r) {
     std::free(e->data);
     delete e;
   }
+  if (ch->spare) {
+    std::free(ch->spare->data);
+    delete ch->spare;
+  }
   delete ch;
   r->match = nullptr;
 }
@@ -378,7 +403,7 @@ void rx_fragment(channel* ch, pkt_header* h) {
       ch->req->done = 0;
     } else {
       ch->rx_direct = false;
-      ch->fifo.push_back(new early{static_cast<char*>(std::malloc(len ? len : 1)), len, 0});
+      ch->fifo.push_back(early_new(ch, len));
     }
   }
   if (ch->rx_direct) {

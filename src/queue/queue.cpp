@@ -31,7 +31,16 @@ errc take_error(queue* q) {
 }
 
 // Executes what the head of a standard or cuda queue allows. True if anything executed.
-bool advance(queue* q) {
+bool advance_slow(queue* q);
+inline bool advance(queue* q) {
+  // The common case on a poll: the head is a wait whose request has not completed.
+  if (q->ops.empty()) return false;
+  const op& h = q->ops.front();
+  if (h.kind == op::wait && !h.r->is_complete()) return false;
+  return advance_slow(q);
+}
+
+bool advance_slow(queue* q) {
   if (q->advancing) return false;  // re-entered from a start that drives progress
   q->advancing = true;
   bool moved = false;
@@ -141,7 +150,7 @@ void executor_wait_idle(queue* q) {
 
 // ---- checks (no side effects) ----
 
-errc check_start(queue* q, const request* r) {
+inline errc check_start(queue* q, const request* r) {
   if (r->kind == core::req_kind::grequest)
     return core::error_set(errc::request, "a generalized request cannot be enqueued");
   if (!r->persistent)
@@ -165,7 +174,7 @@ errc check_start(queue* q, const request* r) {
   return errc::success;
 }
 
-errc check_wait(queue* q, const request* r) {
+inline errc check_wait(queue* q, const request* r) {
   if (!r->queue) {
     if (!r->persistent || !r->match_done)
       return core::error_set(errc::request,
@@ -317,9 +326,32 @@ op make_op(op::kind_t k, request* r) {
 
 errc enqueue_start(queue* q, request* const* rs, int n) {
   core::engine_guard g;
-  if (errc e = take_error(q); e != errc::success) return e;
-  if (errc e = check_all(q, rs, n, check_start); e != errc::success) return e;
+  if (q->async_error != errc::success) return take_error(q);
+  if (errc e = check_all(q, rs, n, [](queue* qq, const request* r) { return check_start(qq, r); }); e != errc::success) return e;
   if (n == 0) return errc::success;
+  if (q->type == queue_type::standard) {
+    // A head wait whose request completed since the last call leaves now, so that a queue whose
+    // earlier operations are all done takes the fast path below.
+    if (!q->ops.empty()) advance(q);
+    if (q->ops.empty()) {
+      // Nothing earlier is pending: an enqueued start is MPI_Start (no operation record).
+      for (int i = 0; i < n; ++i) {
+        rs[i]->queue = q;
+        ++rs[i]->q_starts;
+        execute_start(q, rs[i]);
+      }
+      return errc::success;
+    }
+    // The head is a wait whose request has not completed: the starts wait their turn.
+    for (int i = 0; i < n; ++i) {
+      rs[i]->queue = q;
+      ++rs[i]->q_starts;
+      q->ops.push_back(make_op(op::start, rs[i]));
+    }
+    queue_list(q);
+    core::progress_new_work();
+    return errc::success;
+  }
   uint32_t seq = 0;
   if (q->cu) {
     if (errc e = cuda_record_starts(q, n, &seq); e != errc::success) return e;
@@ -337,14 +369,9 @@ errc enqueue_start(queue* q, request* const* rs, int n) {
     x.work_cv.notify_one();
     return errc::success;
   }
-  if (q->type == queue_type::standard && q->ops.empty()) {
-    // Nothing earlier is pending: an enqueued start is MPI_Start.
-    for (int i = 0; i < n; ++i) execute_start(q, rs[i]);
-    return errc::success;
-  }
   for (int i = 0; i < n; ++i) {
     q->ops.push_back(make_op(op::start, rs[i]));
-    q->ops.back().seq = q->cu ? seq + static_cast<uint32_t>(i) : 0;
+    q->ops.back().seq = seq + static_cast<uint32_t>(i);
   }
   queue_list(q);
   advance(q);
@@ -352,34 +379,53 @@ errc enqueue_start(queue* q, request* const* rs, int n) {
   return errc::success;
 }
 
-errc enqueue_wait(queue* q, request* const* rs, void* const* statuses, int n, status_writer w, bool set_error) {
+errc enqueue_wait(queue* q, request* const* rs, void* statuses, size_t stride, int n, status_writer w,
+                  bool set_error) {
   core::engine_guard g;
-  if (errc e = take_error(q); e != errc::success) return e;
-  if (errc e = check_all(q, rs, n, check_wait); e != errc::success) return e;
+  if (q->async_error != errc::success) return take_error(q);
+  if (errc e = check_all(q, rs, n, [](queue* qq, const request* r) { return check_wait(qq, r); }); e != errc::success) return e;
   if (n == 0) return errc::success;
-  uint32_t seq = 0;
-  if (q->cu) {
-    if (errc e = cuda_record_wait(q, &seq); e != errc::success) return e;
-  }
-  auto make = [&](int i) {
+  auto make = [&](int i, uint32_t seq) {
     op o = make_op(op::wait, rs[i]);
-    o.status = statuses ? statuses[i] : nullptr;
+    o.status = statuses ? static_cast<char*>(statuses) + static_cast<size_t>(i) * stride : nullptr;
     o.write = w;
     o.set_error = set_error;
     o.seq = i == n - 1 ? seq : 0;  // cuda: the stream goes on after the last wait of the call
     return o;
   };
   for (int i = 0; i < n; ++i) ++rs[i]->q_waits;
+  if (q->type == queue_type::standard) {
+    int i = 0;
+    if (q->ops.empty()) {
+      // Every earlier operation is done: waits whose requests already completed complete now
+      // (in order); the first that has not, and everything after it, go on the queue.
+      while (i < n && rs[i]->is_complete()) {
+        complete_wait(q, make(i, 0));
+        ++i;
+      }
+      if (i == n) return errc::success;
+    }
+    for (; i < n; ++i) q->ops.push_back(make(i, 0));
+    queue_list(q);
+    return errc::success;
+  }
+  uint32_t seq = 0;
+  if (q->cu) {
+    if (errc e = cuda_record_wait(q, &seq); e != errc::success) {
+      for (int i = 0; i < n; ++i) --rs[i]->q_waits;
+      return e;
+    }
+  }
   if (q->type == queue_type::thread) {
     executor& x = *q->ex;
     {
       std::lock_guard<std::mutex> lk(x.m);
-      for (int i = 0; i < n; ++i) x.tasks.push_back(make(i));
+      for (int i = 0; i < n; ++i) x.tasks.push_back(make(i, seq));
     }
     x.work_cv.notify_one();
     return errc::success;
   }
-  for (int i = 0; i < n; ++i) q->ops.push_back(make(i));
+  for (int i = 0; i < n; ++i) q->ops.push_back(make(i, seq));
   queue_list(q);
   advance(q);  // completion begins now; the poller finishes it
   return errc::success;
@@ -407,10 +453,10 @@ errc queue_fence(queue* q) {
     executor_wait_idle(q);
   } else {
     core::engine_guard g;
-    core::progress_wait(g, [q] {
-      advance(q);
-      return q->ops.empty();
-    });
+    // The queue is listed while it has operations, so the queue poller advances it on every
+    // progress poll.
+    advance(q);
+    core::progress_wait(g, [q] { return q->ops.empty(); });
     if (q->cu) {
       if (errc e = cuda_fence_stream(q); e != errc::success) return e;
     }
