@@ -59,6 +59,14 @@ inline std::atomic<int64_t>& progress_inflight() {
   static std::atomic<int64_t> n{0};
   return n;
 }
+// Sources of work that nobody rings the doorbell for (the counters a CUDA stream writes for a
+// CUDA queue): while non-zero, waiting never sleeps longer than unbelled_sleep_ns between polls,
+// and the progress thread polls instead of sleeping on the doorbell for its safety-net timeout.
+inline std::atomic<int>& progress_unbelled() {
+  static std::atomic<int> n{0};
+  return n;
+}
+constexpr long unbelled_sleep_ns = 20000;
 bool progress_thread_active();
 // Counted only while the progress thread runs (nobody else reads it).
 inline void progress_inflight_add(int64_t d) {
@@ -136,7 +144,7 @@ void progress_wait(engine_guard& guard, Done done) {
     bool late = progress_poll() || done();
     if (!late) {
       guard.unlock();
-      progress_sleep(token, b.sleep_ns);
+      progress_sleep(token, progress_unbelled().load(std::memory_order_relaxed) ? unbelled_sleep_ns : b.sleep_ns);
       guard.lock();
     }
     progress_disarm();

@@ -27,14 +27,21 @@ void loop() {
   pthread_setname_np(pthread_self(), "baton-progress");
   engine_guard g;
   int idle = 0;
+  uint64_t idle_since = 0;  // when the polls stopped finding work (unbelled sources only)
   while (!g_stop.load(std::memory_order_relaxed)) {
+    const bool unbelled = progress_unbelled().load(std::memory_order_relaxed) > 0;
     if (progress_waiters().load(std::memory_order_relaxed) == 0) {
       if (progress_poll()) {
         idle = 0;
+        idle_since = 0;
         continue;
       }
-      // Work in flight: keep polling, yielding the core to the application between polls.
-      if (++idle < 64 || progress_inflight().load(std::memory_order_relaxed) > 0) {
+      if (unbelled && idle_since == 0) idle_since = progress_now_ns();
+      // Work in flight: keep polling, yielding the core to the application between polls. A
+      // source nobody rings for (a CUDA stream's counter) gets the same for the waiting policy's
+      // yield time after the last progress, then short sleeps (below).
+      if (++idle < 64 || progress_inflight().load(std::memory_order_relaxed) > 0 ||
+          (unbelled && progress_now_ns() - idle_since < progress_backoff().yield_ns)) {
         g.unlock();
         sched_yield();
         g.lock();
@@ -46,7 +53,8 @@ void loop() {
     bool late = progress_waiters().load(std::memory_order_relaxed) == 0 && progress_poll();
     if (!late && !g_stop.load(std::memory_order_relaxed)) {
       g.unlock();
-      progress_sleep(token, 50000000);  // 50 ms safety net; the doorbell wakes it
+      // 50 ms safety net, the doorbell wakes it; short sleeps while an unbelled source waits.
+      progress_sleep(token, unbelled ? unbelled_sleep_ns : 50000000);
       g.lock();
     }
     progress_disarm();

@@ -73,6 +73,7 @@ bool queue_poll() {
     moved |= advance(q);
     if (q->ops.empty()) {
       q->listed = false;
+      if (q->cu) core::progress_unbelled().fetch_sub(1, std::memory_order_relaxed);
       g_listed[i] = g_listed.back();
       g_listed.pop_back();
     } else {
@@ -87,6 +88,7 @@ void unlist(queue* q) {
   if (!q->listed) return;
   g_listed.erase(std::remove(g_listed.begin(), g_listed.end(), q), g_listed.end());
   q->listed = false;
+  if (q->cu) core::progress_unbelled().fetch_sub(1, std::memory_order_relaxed);
 }
 
 // ---- thread type: the host executor ----
@@ -160,6 +162,10 @@ inline errc check_start(queue* q, const request* r) {
     return core::error_set(errc::request, r->match
                                               ? "the request's match has not completed yet (MPI_Imatch pending)"
                                               : "the request is not matched (call MPI_Match or MPI_Matchall first)");
+  if (r->device_stage && q->type != queue_type::cuda)
+    return core::error_set(errc::buffer,
+                           "the request's buffer is CUDA device memory: it can only be enqueued on a queue of "
+                           "type MPIX_QUEUE_TYPE_CUDA");
   if (!r->queue) {
     if (r->active)
       return core::error_set(errc::request,
@@ -221,6 +227,8 @@ void queue_list(queue* q) {
   if (q->listed) return;
   q->listed = true;
   g_listed.push_back(q);
+  // The stream writes the counters a CUDA queue waits on; nothing rings the doorbell for them.
+  if (q->cu) core::progress_unbelled().fetch_add(1, std::memory_order_relaxed);
 }
 
 void execute_start(queue* q, request* r) {
@@ -354,7 +362,7 @@ errc enqueue_start(queue* q, request* const* rs, int n) {
   }
   uint32_t seq = 0;
   if (q->cu) {
-    if (errc e = cuda_record_starts(q, n, &seq); e != errc::success) return e;
+    if (errc e = cuda_record_starts(q, rs, n, &seq); e != errc::success) return e;
   }
   for (int i = 0; i < n; ++i) {
     rs[i]->queue = q;
@@ -411,7 +419,7 @@ errc enqueue_wait(queue* q, request* const* rs, void* statuses, size_t stride, i
   }
   uint32_t seq = 0;
   if (q->cu) {
-    if (errc e = cuda_record_wait(q, &seq); e != errc::success) {
+    if (errc e = cuda_record_wait(q, rs, n, &seq); e != errc::success) {
       for (int i = 0; i < n; ++i) --rs[i]->q_waits;
       return e;
     }

@@ -49,6 +49,9 @@ using core::request;
 // Starts matching rs[0..n) (checked first, all of them: a bad one matches none) and returns the
 // match request in *out (kind match, nonpersistent, refuses MPI_Cancel). `c` is the communicator
 // the request reports errors to (the first request's).
+// At MPI_Match: a point-to-point request whose buffer is CUDA device memory gets a pinned host
+// staging buffer (request::device_stage, queue_cuda.cpp); errc::buffer for a non-contiguous one.
+[[nodiscard]] errc cuda_stage(request* r);
 [[nodiscard]] errc match_requests(request* const* rs, int n, core::comm* c, request** out);
 
 // ---- queues ----

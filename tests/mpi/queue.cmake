@@ -28,8 +28,11 @@ add_mpi_test(NAME queue_thread SOURCES queue_thread.c NP 1 2 3 4 8 TIMEOUT 90 LA
 if(CUDAToolkit_FOUND)
   add_mpi_test(NAME queue_cuda SOURCES queue_cuda.c NP 1 2 4 TIMEOUT 90 LABELS queue cuda)
   target_link_libraries(mpitest_queue_cuda PRIVATE CUDA::cudart)
+  # Device-memory buffers written and read by kernels (compiled at run time with NVRTC).
+  add_mpi_test(NAME queue_cuda_device SOURCES queue_cuda_device.c NP 1 2 4 TIMEOUT 90 LABELS queue cuda)
+  target_link_libraries(mpitest_queue_cuda_device PRIVATE CUDA::cudart CUDA::nvrtc)
   foreach(np 1 2 4)
-    set_tests_properties(queue_cuda.np${np} PROPERTIES SKIP_RETURN_CODE 77)
+    set_tests_properties(queue_cuda.np${np} queue_cuda_device.np${np} PROPERTIES SKIP_RETURN_CODE 77)
   endforeach()
 endif()
 
