@@ -15,11 +15,11 @@
 #   comm_create: checks that MPI_COMM_TYPE_SHARED gives the whole world (one host)
 #   env_*, errors_*, attr_*: about our mpiexec and error reporting, not the transport
 #   coll_persistent_alloc: counts malloc calls per start; UCX allocates inside its own progress
-#   queue_cuda: needs a GPU (skips with exit 77 in its own registration)
+#   queue_cuda, queue_cuda_device: need a GPU (skip with exit 77 in their own registration)
 # The queue tests (label queue) run here too: matched channels with a peer on another host carry
 # their starts as engine messages over UCX.
 set(BATON_TWOHOST_LABELS pt2pt coll coll_alg datatype async queue)
-set(BATON_TWOHOST_EXCLUDE comm_create coll_persistent_alloc queue_cuda)
+set(BATON_TWOHOST_EXCLUDE comm_create coll_persistent_alloc queue_cuda queue_cuda_device)
 
 function(baton_register_transport_tests)
   get_property(tests GLOBAL PROPERTY BATON_MPI_TESTS)
