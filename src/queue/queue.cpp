@@ -246,15 +246,20 @@ void execute_start(queue* q, request* r) {
   }
 }
 
-void complete_wait(queue* q, const op& o) {
-  request* r = o.r;
-  if (o.write && o.status) o.write(r->status, o.status, o.set_error);
+namespace {
+inline void finish_wait(queue* q, request* r, void* status, status_writer w, bool set_error) {
+  if (w && status) w(r->status, status, set_error);
   if (r->status.error != errc::success) keep_error(q, r->status.error, "an enqueued operation completed with an error");
   r->active = false;
   if (++r->q_done == r->q_starts) {
     r->queue = nullptr;
     r->q_starts = r->q_waits = r->q_done = 0;
   }
+}
+}  // namespace
+
+void complete_wait(queue* q, const op& o) {
+  finish_wait(q, o.r, o.status, o.write, o.set_error);
 }
 
 bool queue_valid(const queue* q) {
@@ -401,22 +406,27 @@ errc enqueue_wait(queue* q, request* const* rs, void* statuses, size_t stride, i
     o.seq = i == n - 1 ? seq : 0;  // cuda: the stream goes on after the last wait of the call
     return o;
   };
-  for (int i = 0; i < n; ++i) ++rs[i]->q_waits;
   if (q->type == queue_type::standard) {
     int i = 0;
     if (q->ops.empty()) {
       // Every earlier operation is done: waits whose requests already completed complete now
-      // (in order); the first that has not, and everything after it, go on the queue.
-      while (i < n && rs[i]->is_complete()) {
-        complete_wait(q, make(i, 0));
-        ++i;
+      // (in order, no operation record); the first that has not, and everything after it, go on
+      // the queue.
+      for (; i < n && rs[i]->is_complete(); ++i) {
+        ++rs[i]->q_waits;
+        finish_wait(q, rs[i], statuses ? static_cast<char*>(statuses) + static_cast<size_t>(i) * stride : nullptr, w,
+                    set_error);
       }
       if (i == n) return errc::success;
     }
-    for (; i < n; ++i) q->ops.push_back(make(i, 0));
+    for (; i < n; ++i) {
+      ++rs[i]->q_waits;
+      q->ops.push_back(make(i, 0));
+    }
     queue_list(q);
     return errc::success;
   }
+  for (int i = 0; i < n; ++i) ++rs[i]->q_waits;
   uint32_t seq = 0;
   if (q->cu) {
     if (errc e = cuda_record_wait(q, rs, n, &seq); e != errc::success) {
