@@ -73,7 +73,8 @@ bool queue_valid(const queue* q);
 [[nodiscard]] errc queue_destroy(queue* q);
 // Enqueue n starts / waits; each request is checked first (a bad one enqueues nothing).
 [[nodiscard]] errc enqueue_start(queue* q, request* const* rs, int n);
-[[nodiscard]] errc enqueue_wait(queue* q, request* const* rs, void* const* statuses, int n, status_writer w,
+// statuses: the caller's status objects, `stride` bytes apart (nullptr: ignored).
+[[nodiscard]] errc enqueue_wait(queue* q, request* const* rs, void* statuses, size_t stride, int n, status_writer w,
                                 bool set_error);
 // A host function, in order with the queue's other operations (thread type only).
 [[nodiscard]] errc enqueue_host(queue* q, void (*fn)(void*), void* arg);

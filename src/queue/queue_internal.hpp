@@ -12,15 +12,20 @@
 
 namespace baton::queue {
 
+// One enqueued operation: 32 bytes.
 struct op {
   enum kind_t : uint8_t { start, wait, host } kind = start;
   bool set_error = false;  // wait: also set the status's MPI_ERROR (waitall)
-  request* r = nullptr;
-  void* status = nullptr;  // wait: the caller's status object (nullptr: ignored)
-  status_writer write = nullptr;
-  void (*fn)(void*) = nullptr;  // host
-  void* arg = nullptr;
-  uint32_t seq = 0;  // cuda: trigger value (start) / completion value to publish (wait)
+  uint32_t seq = 0;        // cuda: trigger value (start) / completion value to publish (wait)
+  union {
+    request* r = nullptr;  // start, wait
+    void (*fn)(void*);     // host
+  };
+  union {
+    void* status = nullptr;  // wait: the caller's status object (nullptr: ignored)
+    void* arg;               // host
+  };
+  status_writer write = nullptr;  // wait
 };
 
 // FIFO of operations: a circular buffer that grows by doubling and never shrinks, so a queue in

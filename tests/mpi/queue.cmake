@@ -5,6 +5,11 @@
 # early arrivals), default queues (ring rounds with fences, many queues at once), matched requests
 # through MPI_Start/MPI_Wait
 add_mpi_test(NAME queue_match SOURCES queue_match.c NP 1 2 3 4 8 TIMEOUT 90 LABELS queue)
+# matched channels on any transport (with BATON_TRANSPORT=ucx and in the two-host runs the starts
+# travel as engine messages): sends running ahead of their receives (eager and rendezvous sizes,
+# nothing lands before the receive starts), synchronous mode, no collision with an ordinary
+# wildcard receive, truncation through a queue, the ring of Example 13.1
+add_mpi_test(NAME queue_wire SOURCES queue_wire.c NP 2 3 4 8 TIMEOUT 90 LABELS queue)
 # the same with the progress thread advancing queues beside the application thread
 add_mpi_test(NAME queue_match_async SOURCES queue_match.c NP 2 4 TIMEOUT 90 LABELS queue async
              ENV BATON_ASYNC_PROGRESS=1)
