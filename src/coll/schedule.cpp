@@ -125,6 +125,7 @@ struct run {
   int tag_prefix = 0;
   uint64_t shm_seq = 0;  // plans with poll steps: this run's sequence number on the shared region
   bool queued = false;
+  bool unstarted = false;  // launched for the progress thread: no step started yet
   errc error = errc::success;
   core::request* user = nullptr;
   std::vector<core::request*> prepared;  // bound runs: step -> its prepared request (send/recv steps)
@@ -244,7 +245,6 @@ void finish_run(run* r) {
   u->status = core::req_status{};
   u->status.error = r->error;
   --g_in_flight;
-  core::progress_inflight_add(-1);
   --r->c->coll_pending;
   u->mark_complete();
   if (core::rt().threaded) core::progress_kick();  // another thread may sleep waiting for it
@@ -254,6 +254,12 @@ void finish_run(run* r) {
 // The run is marked queued throughout, so completions that happen meanwhile only append to
 // `completed`. Finishing is the last touch: a waiter may free the run right after.
 void advance(run* r) {
+  if (r->unstarted) {
+    r->unstarted = false;
+    const uint32_t n = static_cast<uint32_t>(r->p->steps.size());
+    for (uint32_t i = 0; i < n; ++i)
+      if (r->waiting[i] == 0) start_step(r, i);
+  }
   while (!r->completed.empty()) {
     uint32_t idx = r->completed.back();
     r->completed.pop_back();
@@ -340,6 +346,7 @@ void run_put(run* r) {
   r->completed.clear();
   r->error = errc::success;
   r->queued = false;
+  r->unstarted = false;
   r->shm_seq = 0;
   if (r->tmp_cap > run_pool_tmp_max) {
     std::free(r->tmp);
@@ -448,18 +455,26 @@ run* make_run(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf) 
   return r;
 }
 
-// Starts every step without dependencies; the run finishes inside when nothing waits.
-void launch(run* r) {
+// Starts every step without dependencies; the run finishes inside when nothing waits. With
+// `defer`, the steps are left to the next collective poll instead: with the progress thread on,
+// a nonblocking call then only queues its run and that thread does all the work, the first
+// copies of a shared-memory algorithm and the first messages included, so none of it is left
+// in the application's path.
+void launch(run* r, bool defer) {
   const plan* p = r->p;
   if (p->uses_shm) r->shm_seq = ++r->c->coll_shm_seq;  // bound runs never have shm steps
   ++r->c->coll_pending;
   ++g_in_flight;
-  core::progress_inflight_add(1);
   const uint32_t n = static_cast<uint32_t>(p->steps.size());
   r->remaining = n;
   r->error = errc::success;
   r->queued = true;  // completions during start-up are retired by the advance() below
   for (uint32_t i = 0; i < n; ++i) r->waiting[i] = p->steps[i].dep_end - p->steps[i].dep_begin;
+  if (defer && n > 0) {
+    r->unstarted = true;
+    g_ready.push_back(r);  // queued is set: advance() starts it
+    return;
+  }
   for (uint32_t i = 0; i < n; ++i)
     if (r->waiting[i] == 0) start_step(r, i);
   advance(r);
@@ -476,7 +491,8 @@ errc run_start(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf,
   u->active = true;
   r->user = u;
   *out = u;
-  launch(r);
+  // Nonblocking calls (tag bit 30) leave the work to the progress thread when it runs.
+  launch(r, (tag_prefix & (1 << 30)) != 0 && core::progress_thread_active());
   return errc::success;
 }
 
@@ -503,7 +519,7 @@ void run_restart(run* r) {
   core::request* u = r->user;
   u->status = core::req_status{};
   u->complete.store(false, std::memory_order_relaxed);
-  launch(r);
+  launch(r, core::progress_thread_active());
 }
 
 void run_unbind(run* r) {

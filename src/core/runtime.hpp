@@ -54,7 +54,7 @@ class engine_guard {
  public:
   engine_guard() : locked_(rt().threaded && !held()) {
     if (locked_) {
-      rt().engine_mutex.lock();
+      acquire();
       held() = true;
     }
   }
@@ -69,7 +69,7 @@ class engine_guard {
   }
   void lock() {
     if (locked_ && !held()) {
-      rt().engine_mutex.lock();
+      acquire();
       held() = true;
     }
   }
@@ -80,6 +80,17 @@ class engine_guard {
   }
 
  private:
+  // Holders keep the lock for short stretches (a poll, a start) and the other thread (often the
+  // progress thread) releases it within microseconds, so try for a moment before blocking: a
+  // thread that blocks in the kernel is woken tens of microseconds after the release.
+  static void acquire() {
+    std::mutex& m = rt().engine_mutex;
+    for (int i = 0; i < 256; ++i) {
+      if (m.try_lock()) return;
+      __builtin_ia32_pause();
+    }
+    m.lock();
+  }
   bool locked_;
 };
 

@@ -129,7 +129,6 @@ const core::datatype* byte_type() {
 
 void send_finish(request* r) {
   --eng().pending_sends;
-  core::progress_inflight_add(-1);
   complete_request(r);
 }
 
@@ -228,7 +227,6 @@ void transmit(channel* ch) {
 void send_start(channel* ch) {
   request* r = ch->req;
   ++eng().pending_sends;
-  core::progress_inflight_add(1);
   if (ch->self) {
     channel* rc = table_find(ch->peer_chan);
     if (!rc) {
