@@ -73,6 +73,28 @@ void progress_kick() {
 std::atomic<int>& progress_waiters() { return g_waiters; }
 backoff_policy& progress_backoff() { return g_backoff; }
 
+void engine_guard::acquire_contended() {
+  std::mutex& m = rt().engine_mutex;
+  std::atomic<int>& contenders = rt().engine_contenders;
+  contenders.fetch_add(1, std::memory_order_relaxed);
+  // Spin briefly, then yield (the holder may be the progress thread preempted on this very
+  // core; only yield when this host's ranks outnumber its cores), up to 20 us, then block.
+  const unsigned spins = g_backoff.spin_ns > 0 ? 64 : 0;
+  const uint64_t start = progress_now_ns();
+  for (unsigned i = 1;; ++i) {
+    if (m.try_lock()) break;
+    if (i <= spins)
+      __builtin_ia32_pause();
+    else
+      sched_yield();
+    if ((i & 31) == 0 && progress_now_ns() - start > 20000) {
+      m.lock();
+      break;
+    }
+  }
+  contenders.fetch_sub(1, std::memory_order_relaxed);
+}
+
 void progress_set_local_ranks(int nlocal) {
   if (std::getenv("BATON_SPIN_US")) return;
   cpu_set_t set;

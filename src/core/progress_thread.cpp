@@ -73,7 +73,15 @@ void loop() {
       last_moved = progress_now_ns();
       continue;
     }
-    if (progress_poll()) {
+    const bool moved = progress_poll();
+    if (rt().engine_contenders.load(std::memory_order_relaxed) > 0) {
+      // An application thread wants the engine (to start or wait): let it in before polling on.
+      g.unlock();
+      for (int i = 0; i < 4096 && rt().engine_contenders.load(std::memory_order_relaxed) > 0; ++i)
+        __builtin_ia32_pause();
+      g.lock();
+    }
+    if (moved) {
       last_moved = progress_now_ns();
       continue;
     }

@@ -30,6 +30,9 @@ struct runtime {
   thread_level level = thread_level::single;
   bool threaded = false;  // engine lock in use (MPI_THREAD_MULTIPLE)
   std::mutex engine_mutex;
+  // Threads spinning for the engine lock (engine_guard): the progress thread lets go of the lock
+  // between polls while this is non-zero, so application calls never queue behind it.
+  std::atomic<int> engine_contenders{0};
   std::atomic<bool> initialized{false};
   std::atomic<bool> finalized{false};
   void* main_thread = nullptr;
@@ -80,17 +83,14 @@ class engine_guard {
   }
 
  private:
-  // Holders keep the lock for short stretches (a poll, a start) and the other thread (often the
-  // progress thread) releases it within microseconds, so try for a moment before blocking: a
-  // thread that blocks in the kernel is woken tens of microseconds after the release.
+  // Holders keep the lock for short stretches (a poll, a start, a 64 KiB copy) and the other
+  // thread (often the progress thread, which lets go as soon as someone waits) releases it within
+  // microseconds, so spin for a while before blocking: a thread that blocks in the kernel is
+  // woken tens of microseconds after the release.
   static void acquire() {
-    std::mutex& m = rt().engine_mutex;
-    for (int i = 0; i < 256; ++i) {
-      if (m.try_lock()) return;
-      __builtin_ia32_pause();
-    }
-    m.lock();
+    if (!rt().engine_mutex.try_lock()) acquire_contended();
   }
+  static void acquire_contended();  // src/core/progress.cpp
   bool locked_;
 };
 
