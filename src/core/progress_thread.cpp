@@ -60,46 +60,54 @@ void defer() {
   }
 }
 
+// The engine lock, for the progress thread: taken only when free and nobody else wants it
+// (application threads spin for it, src/core/progress.cpp), so the thread never delays an
+// application call and never blocks on the lock.
+bool try_engine() {
+  if (rt().engine_contenders.load(std::memory_order_relaxed) > 0) return false;
+  if (!rt().engine_mutex.try_lock()) return false;
+  engine_guard::held() = true;
+  return true;
+}
+void release_engine() {
+  engine_guard::held() = false;
+  rt().engine_mutex.unlock();
+}
+
+// The thread holds the engine lock only for single polls; it checks for waiting application
+// threads before each, without the lock.
 void loop() {
   pthread_setname_np(pthread_self(), "baton-progress");
   const backoff_policy& b = progress_backoff();
-  engine_guard g;
   uint64_t last_moved = progress_now_ns();
   while (!g_stop.load(std::memory_order_relaxed)) {
     if (progress_waiters().load(std::memory_order_relaxed) > 0) {
-      g.unlock();
       defer();
-      g.lock();
       last_moved = progress_now_ns();
       continue;
     }
-    const bool moved = progress_poll();
-    if (rt().engine_contenders.load(std::memory_order_relaxed) > 0) {
-      // An application thread wants the engine (to start or wait): let it in before polling on.
-      g.unlock();
-      for (int i = 0; i < 4096 && rt().engine_contenders.load(std::memory_order_relaxed) > 0; ++i)
-        __builtin_ia32_pause();
-      g.lock();
+    if (!try_engine()) {
+      sched_yield();
+      continue;
     }
+    const bool moved = progress_poll();
+    release_engine();
     if (moved) {
       last_moved = progress_now_ns();
       continue;
     }
     if (progress_now_ns() - last_moved < b.yield_ns) {
-      g.unlock();
       sched_yield();
-      g.lock();
       continue;
     }
-    // Nothing moved for a while: sleep on the doorbell.
+    // Nothing moved for a while: sleep on the doorbell (armed first, then one more poll, so a
+    // doorbell rung meanwhile is not missed).
+    if (!try_engine()) continue;
     g_state.store(pt_doorbell, std::memory_order_seq_cst);
-    uint32_t token = progress_arm();
-    bool late = progress_waiters().load(std::memory_order_relaxed) == 0 && progress_poll();
-    if (!late && !g_stop.load(std::memory_order_relaxed)) {
-      g.unlock();
-      progress_sleep(token, safety_sleep_ns);
-      g.lock();
-    }
+    const uint32_t token = progress_arm();
+    const bool late = progress_waiters().load(std::memory_order_relaxed) > 0 || progress_poll();
+    release_engine();
+    if (!late && !g_stop.load(std::memory_order_relaxed)) progress_sleep(token, safety_sleep_ns);
     progress_disarm();
     g_state.store(pt_running, std::memory_order_seq_cst);
     last_moved = progress_now_ns();
