@@ -148,7 +148,12 @@ struct polling_queue {
   core::comm* c;
   std::deque<polling_step> steps;
 };
+// Queues that became empty stay (up to polling_keep of them) so that a communicator running one
+// shared-memory collective after another does not build and free a deque (two allocations) each
+// time; g_polling_busy counts the non-empty ones.
 std::vector<polling_queue> g_polling;
+size_t g_polling_busy = 0;
+constexpr size_t polling_keep = 4;
 
 void polling_add(run* r, uint32_t idx) {
   polling_queue* q = nullptr;
@@ -160,6 +165,7 @@ void polling_add(run* r, uint32_t idx) {
   }
   const polling_step ps{r, idx, r->shm_seq};
   auto& d = q->steps;
+  if (d.empty()) ++g_polling_busy;
   if (d.empty() || d.back().seq <= ps.seq) {
     d.push_back(ps);
     return;
@@ -285,23 +291,27 @@ bool run_ready() {
 
 bool coll_poll() {
   bool moved = run_ready();
-  if (g_polling.empty()) return moved;
+  if (g_polling_busy == 0) return moved;
   bool polled = false;
+  size_t empty = 0;
   for (size_t k = 0; k < g_polling.size();) {
     auto& d = g_polling[k].steps;
-    const uint64_t window_end = d.front().seq + shm::slots;
-    for (auto it = d.begin(); it != d.end() && it->seq < window_end;) {
-      const polling_step ps = *it;
-      if (try_poll(ps.r, ps.r->p->steps[ps.idx])) {
-        it = d.erase(it);
-        ps.r->completed.push_back(ps.idx);
-        queue(ps.r);
-        polled = true;
-      } else {
-        ++it;
+    if (!d.empty()) {
+      const uint64_t window_end = d.front().seq + shm::slots;
+      for (auto it = d.begin(); it != d.end() && it->seq < window_end;) {
+        const polling_step ps = *it;
+        if (try_poll(ps.r, ps.r->p->steps[ps.idx])) {
+          it = d.erase(it);
+          ps.r->completed.push_back(ps.idx);
+          queue(ps.r);
+          polled = true;
+        } else {
+          ++it;
+        }
       }
+      if (d.empty()) --g_polling_busy;
     }
-    if (d.empty()) {
+    if (d.empty() && ++empty > polling_keep) {
       g_polling[k] = std::move(g_polling.back());
       g_polling.pop_back();
     } else {
@@ -492,7 +502,8 @@ errc run_start(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf,
   r->user = u;
   *out = u;
   // Nonblocking calls (tag bit 30) leave the work to the progress thread when it runs.
-  launch(r, (tag_prefix & (1 << 30)) != 0 && core::progress_thread_active());
+  static const bool nodefer = std::getenv("BATON_PT_NODEFER") != nullptr;
+  launch(r, !nodefer && (tag_prefix & (1 << 30)) != 0 && core::progress_thread_active());
   return errc::success;
 }
 
