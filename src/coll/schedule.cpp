@@ -502,8 +502,7 @@ errc run_start(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf,
   r->user = u;
   *out = u;
   // Nonblocking calls (tag bit 30) leave the work to the progress thread when it runs.
-  static const bool nodefer = std::getenv("BATON_PT_NODEFER") != nullptr;
-  launch(r, !nodefer && (tag_prefix & (1 << 30)) != 0 && core::progress_thread_active());
+  launch(r, (tag_prefix & (1 << 30)) != 0 && core::progress_thread_active());
   return errc::success;
 }
 

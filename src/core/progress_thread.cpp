@@ -135,10 +135,9 @@ void progress_thread_wake() {
   }
 }
 
-static const bool g_dbg_noleave = std::getenv("BATON_PT_NOLEAVEWAKE") != nullptr;
 void progress_waiter_leave() {
   // The last waiter leaves: a deferred thread takes over whatever is still pending.
-  if (!g_dbg_noleave && progress_waiters().fetch_sub(1, std::memory_order_seq_cst) == 1 &&
+  if (progress_waiters().fetch_sub(1, std::memory_order_seq_cst) == 1 &&
       g_state.load(std::memory_order_seq_cst) == pt_deferred)
     wake_deferred();
 }
