@@ -146,7 +146,6 @@ uint32_t g_next_wire_tag = 0;
 
 void send_finish(request* r) {
   --eng().pending_sends;
-  core::progress_inflight_add(-1);
   complete_request(r);
 }
 
@@ -299,7 +298,6 @@ void send_start(channel* ch) {
     return;
   }
   ++eng().pending_sends;
-  core::progress_inflight_add(1);
   if (ch->self) {
     channel* rc = table_find(ch->peer_chan);
     if (!rc) {
