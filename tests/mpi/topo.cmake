@@ -1,0 +1,2 @@
+# Process topologies and neighborhood collectives (included by tests/mpi/CMakeLists.txt).
+add_mpi_test(NAME topo SOURCES topo.c NP 1 2 3 4 5 7 8 TIMEOUT 120 LABELS coll topo)
