@@ -1,6 +1,7 @@
 #include "core/topo.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 #include "coll/coll.hpp"
@@ -30,20 +31,42 @@ errc dims_create(int nnodes, int ndims, int* dims) {
   if (nnodes % fixed != 0 || (nfree == 0 && fixed != nnodes))
     return error_set(errc::dims, "the fixed entries of dims do not divide nnodes = %d", nnodes);
   if (nfree == 0) return errc::success;
-  // Prime factors of what is left, largest first, each given to the currently smallest free extent:
-  // the extents come out as close to each other as this greedy split makes them.
-  int64_t rest = nnodes / fixed;
-  std::vector<int64_t> primes;
-  for (int64_t p = 2; p * p <= rest; ++p)
-    while (rest % p == 0) {
-      primes.push_back(p);
-      rest /= p;
+  // The free extents: a non-increasing sequence with product nnodes / fixed whose spread (largest
+  // minus smallest) is the least possible, the lexicographically smallest among equals (what
+  // MPICH's table of expected decompositions holds in all but a few tie cases).
+  const int64_t rest = nnodes / fixed;
+  std::vector<int64_t> divisors;
+  for (int64_t d = 1; d * d <= rest; ++d)
+    if (rest % d == 0) {
+      divisors.push_back(d);
+      if (d != rest / d) divisors.push_back(rest / d);
     }
-  if (rest > 1) primes.push_back(rest);
-  std::sort(primes.rbegin(), primes.rend());
-  std::vector<int64_t> ext(size_t(nfree), 1);
-  for (int64_t p : primes) *std::min_element(ext.begin(), ext.end()) *= p;
-  std::sort(ext.rbegin(), ext.rend());
+  std::sort(divisors.begin(), divisors.end());
+  std::vector<int64_t> cur(static_cast<size_t>(nfree)), ext;
+  int64_t best = INT64_MAX;
+  // Position i gets d <= cur[i-1] with d^(nfree-i) >= left (d is the largest of what remains).
+  auto search = [&](auto&& self, int i, int64_t left) -> void {
+    if (i == nfree) {
+      if (left == 1 && cur[0] - cur[size_t(nfree) - 1] < best) {
+        best = cur[0] - cur[size_t(nfree) - 1];
+        ext = cur;
+      }
+      return;
+    }
+    const int64_t cap = i == 0 ? rest : cur[size_t(i) - 1];
+    for (int64_t d : divisors) {
+      if (d > cap) break;
+      if (left % d != 0) continue;
+      if (i > 0 && cur[0] - d >= best) continue;  // the spread only grows from here
+      int64_t pw = 1;
+      bool enough = false;
+      for (int k = i; k < nfree && !enough; ++k) enough = (pw *= d) >= left;
+      if (!enough) continue;
+      cur[size_t(i)] = d;
+      self(self, i + 1, left / d);
+    }
+  };
+  search(search, 0, rest);
   size_t k = 0;
   for (int i = 0; i < ndims; ++i)
     if (dims[i] == 0) dims[i] = int(ext[k++]);
