@@ -106,7 +106,10 @@ constexpr size_t cache_capacity = 64;
 std::vector<cache_entry> g_cache;
 uint64_t g_cache_clock = 0;
 
-bool cacheable(const coll_args& a) { return !a.scounts && !a.rcounts && !a.stypes && !a.rtypes; }
+// Neighborhood collectives depend on the communicator's topology, which the key does not name.
+bool cacheable(const coll_args& a) {
+  return !a.scounts && !a.rcounts && !a.stypes && !a.rtypes && a.kind < coll_kind::neighbor_allgather;
+}
 
 cache_key key_of(const coll_args& a, const algorithm* al) {
   return cache_key{a.kind, a.c, a.c->ctx, a.c->rank, a.c->size, a.count, a.rcount, a.type, a.rtype, a.op, a.root,

@@ -186,6 +186,7 @@ errc comm_dup(comm* parent, comm** out) {
   c->world = parent->world;
   c->eh = parent->eh;
   c->eh->retain();
+  c->topo = parent->topo;
   *out = c;
   return errc::success;
 }

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,6 +17,7 @@
 namespace baton::core {
 
 class request;
+struct topology;  // core/topo.hpp
 
 constexpr uint32_t comm_magic = 0x434f4d31;  // "COM1"
 
@@ -57,6 +59,7 @@ class comm {
   void (*coll_shm_free)(comm*) = nullptr;
   std::vector<attribute> attrs;  // cached attributes, in the order first set (src/abi runs callbacks)
   std::vector<std::pair<std::string, std::string>> hints;  // info hints (MPI_Comm_set_info)
+  std::shared_ptr<const topology> topo;  // process topology (core/topo.hpp), shared with dups
 
   int world_rank(int r) const { return world[static_cast<size_t>(r)]; }
   void retain() { refs.fetch_add(1, std::memory_order_relaxed); }

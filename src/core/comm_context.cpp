@@ -381,6 +381,7 @@ comm* comm_idup_prepare(comm* parent) {
   c->world = parent->world;
   c->eh = parent->eh;
   c->eh->retain();
+  c->topo = parent->topo;
   return c;
 }
 
