@@ -41,6 +41,10 @@ errc coll_check_reduction(MPI_Op op, const core::datatype* t, const core::op** o
 int coll_launch(const char* fn, const coll::coll_args& a, coll_mode m) {
   if (m.persistent) return coll_launch_persistent(fn, a, m);
   MPI_Request* request = m.request;
+  if (m.nonblocking && !request) {
+    (void)core::error_set(errc::arg, "the request argument is NULL");
+    return raise(fn, a.c, errc::arg);
+  }
   return call(fn, a.c, [&] {
     if (!request) return coll::run_blocking(a);
     core::request* r = nullptr;

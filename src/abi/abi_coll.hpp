@@ -2,6 +2,8 @@
 // (abi_coll.cpp, abi_coll_gather.cpp, abi_coll_alltoall.cpp).
 #pragma once
 
+#include <cstddef>
+
 #include "abi/abi.hpp"
 #include "coll/coll.hpp"
 
@@ -17,11 +19,15 @@ errc coll_check_reduction(MPI_Op op, const core::datatype* t, const core::op** o
 // How an entry point runs its collective: blocking (no request), nonblocking (MPI_I<coll>: the
 // request) or persistent (MPI_<Coll>_init: the request and the info). It converts from
 // MPI_Request*, so the blocking and nonblocking forms pass nullptr or their request as they are.
+// Blocking calls pass the literal nullptr; nonblocking ones their request argument, which the
+// program may (erroneously) pass as NULL: coll_launch refuses that instead of running blocking.
 struct coll_mode {
   MPI_Request* request = nullptr;
+  bool nonblocking = false;
   bool persistent = false;
   MPI_Info info = MPI_INFO_NULL;
-  coll_mode(MPI_Request* r) : request(r) {}  // NOLINT(google-explicit-constructor): on purpose
+  coll_mode(std::nullptr_t) {}                                 // NOLINT(google-explicit-constructor)
+  coll_mode(MPI_Request* r) : request(r), nonblocking(true) {}  // NOLINT(google-explicit-constructor)
   coll_mode(MPI_Request* r, MPI_Info i) : request(r), persistent(true), info(i) {}
 };
 // Runs the collective: blocking when there is no request, else nonblocking with *request set, or

@@ -95,6 +95,17 @@ static void test_argument_errors(void)
     CHECK_CLASS(MPI_Send(NULL, 3, MPI_INT, next, 0, MPI_COMM_WORLD), MPI_ERR_BUFFER);
     CHECK_CLASS(MPI_Recv(NULL, 3, MPI_INT, prev, 0, MPI_COMM_WORLD, &st), MPI_ERR_BUFFER);
     ring_ok("NULL buffers");
+
+    /* NULL request pointers: refused, never run as the blocking call */
+    int one = 1, sum = 0;
+    CHECK_CLASS(MPI_Iallreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, NULL), MPI_ERR_ARG);
+    CHECK(sum == 0, "MPI_Iallreduce with a NULL request ran anyway (sum %d)", sum);
+    CHECK_CLASS(MPI_Ibarrier(MPI_COMM_WORLD, NULL), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Ibcast(buf, 1, MPI_INT, 0, MPI_COMM_WORLD, NULL), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Isend(buf, 1, MPI_INT, next, 0, MPI_COMM_WORLD, NULL), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Allreduce_init(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, NULL),
+                MPI_ERR_ARG);
+    ring_ok("NULL request pointers");
 }
 
 /* Messages larger than the receive buffer: MPI_ERR_TRUNCATE, then the next message is fine. */
