@@ -57,32 +57,39 @@ struct region {
   char* base = nullptr;
   size_t bytes = 0;
   std::vector<uint32_t> locals;  // comm rank -> index on the host (doorbells)
+  // Geometry: the communicator's region has the constants above; a persistent operation's region
+  // (region_make) has the flag slots it wants and one small buffer per slot sized for its
+  // message, no large buffers.
+  int nslots = slots;
+  int nlarge = large_slots;
+  int64_t small = small_bytes;  // small buffer bytes (per rank and flag slot)
+  size_t small_off = 0, large_off = 0;
 
   std::atomic<uint64_t>& arrived(int r, int s) const {
-    return *reinterpret_cast<std::atomic<uint64_t>*>(base + (size_t(r) * slots + s) * 64);
+    return *reinterpret_cast<std::atomic<uint64_t>*>(base + (size_t(r) * size_t(nslots) + size_t(s)) * 64);
   }
   std::atomic<uint64_t>& done(int r, int s) const {
-    return *reinterpret_cast<std::atomic<uint64_t>*>(base + (size_t(n + r) * slots + s) * 64);
+    return *reinterpret_cast<std::atomic<uint64_t>*>(base + (size_t(n + r) * size_t(nslots) + size_t(s)) * 64);
   }
-  size_t small_off = 0, large_off = 0;
   // Rank r's buffer for run q moving `bytes` (the same on every rank).
   char* data(int r, uint64_t q, int64_t bytes) const {
-    if (bytes <= small_bytes) return base + small_off + (size_t(r) * slots + q % slots) * size_t(small_bytes);
-    return base + large_off + (size_t(r) * large_slots + q % large_slots) * size_t(slot_bytes);
+    if (bytes <= small) return base + small_off + (size_t(r) * size_t(nslots) + q % uint64_t(nslots)) * size_t(small);
+    return base + large_off + (size_t(r) * size_t(nlarge) + q % uint64_t(nlarge)) * size_t(slot_bytes);
   }
 
-  static int slot_of(uint64_t q) { return int(q % slots); }
+  int slot_of(uint64_t q) const { return int(q % uint64_t(nslots)); }
   // Every rank has finished the runs whose flags or buffer run q reuses.
   bool slot_free(uint64_t q, int64_t bytes) const {
-    if (q > uint64_t(slots)) {
+    const uint64_t ns = uint64_t(nslots);
+    if (q > ns) {
       const int s = slot_of(q);
       for (int r = 0; r < n; ++r)
-        if (done(r, s).load(std::memory_order_acquire) < q - slots) return false;
+        if (done(r, s).load(std::memory_order_acquire) < q - ns) return false;
     }
     // Large buffer q % L: every earlier run p = q - L*k may have used it. Runs back to q - S are
     // checked here; each of them waited in turn for its own q - S, which covers all older ones.
-    if (bytes > small_bytes)
-      for (uint64_t back = large_slots; back <= uint64_t(slots) && back < q; back += large_slots) {
+    if (bytes > small)
+      for (uint64_t back = uint64_t(nlarge); back <= ns && back < q; back += uint64_t(nlarge)) {
         const uint64_t prev = q - back;
         const int s = slot_of(prev);
         for (int r = 0; r < n; ++r)
@@ -116,5 +123,22 @@ void region_release(core::comm* c);
 
 // Regions made so far and live now in this process (tests, MPIX_ introspection).
 int regions_live();
+
+// ---- regions of persistent operations ----
+//
+// A persistent collective with shared-memory steps gets a region of its own at init
+// (src/coll/persistent.cpp): same layout and protocol as above, with `nslots` flag slots and a
+// small buffer of `data_bytes` per rank and slot, and sequence numbers that are the operation's
+// start count (1, 2, ...) instead of the communicator's. Starts of different persistent operations
+// may thus come in any order on different ranks: each only ever meets the same operation's
+// start on its peers. Collective over c (a segment made by rank 0, its name broadcast, every rank
+// maps it, an allreduce agrees); call without the engine lock, at the same point of c's
+// collective sequence on every rank. *out is null on every rank when any rank failed (no space):
+// the caller then picks a message algorithm. Freed locally by region_destroy (the memory lives
+// until the last rank unmaps it, so a rank may leave while a peer still reads its data).
+[[nodiscard]] core::errc region_make(core::comm* c, int nslots, int64_t data_bytes, region** out);
+void region_destroy(region* g);
+// Persistent regions live now in this process (tests).
+int persistent_regions_live();
 
 }  // namespace baton::coll::shm

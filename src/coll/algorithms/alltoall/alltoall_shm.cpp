@@ -10,10 +10,10 @@ namespace baton::coll {
 namespace {
 // s.a: the first send block, s.count elements of s.type per block.
 bool publish(const poll_ctx& x, const step& s) {
-  const shm::region& g = *shm::region_of(x.c);
+  const shm::region& g = *x.g;
   const int64_t block = s.count * s.type->size(), stride = s.count * s.type->extent();
   if (!g.slot_free(x.seq, g.n * block)) return false;
-  const int sl = shm::region::slot_of(x.seq);
+  const int sl = g.slot_of(x.seq);
   const char* src = x.address(s.a);
   char* mine = g.data(g.me, x.seq, g.n * block);
   for (int j = 0; j < g.n; ++j) shm::pack_into(mine + j * block, src + j * stride, s.count, s.type);
@@ -22,9 +22,9 @@ bool publish(const poll_ctx& x, const step& s) {
 }
 // s.b: the first receive block, s.count elements of s.type per block.
 bool gather(const poll_ctx& x, const step& s) {
-  const shm::region& g = *shm::region_of(x.c);
+  const shm::region& g = *x.g;
   if (!g.all_arrived(x.seq)) return false;
-  const int sl = shm::region::slot_of(x.seq);
+  const int sl = g.slot_of(x.seq);
   const int64_t block = s.count * s.type->size(), stride = s.count * s.type->extent();
   char* dst = x.address(s.b);
   for (int r = 0; r < g.n; ++r)
@@ -36,6 +36,7 @@ bool gather(const poll_ctx& x, const step& s) {
 
 errc alltoall_shm(const coll_args& a, builder& b) {
   const buf_ref recv{slot_recv, 0};
+  b.shm_data(a.c->size * a.rcount * a.rtype->size());
   const uint32_t p = a.in_place ? b.poll(publish, 0, recv, {}, a.rcount, a.rtype)
                                 : b.poll(publish, 0, buf_ref{slot_send, 0}, {}, a.count, a.type);
   b.poll(gather, 0, {}, recv, a.rcount, a.rtype, {p});

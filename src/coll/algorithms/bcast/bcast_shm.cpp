@@ -7,19 +7,19 @@ namespace baton::coll {
 
 namespace {
 bool root_publish(const poll_ctx& x, const step& s) {
-  const shm::region& g = *shm::region_of(x.c);
+  const shm::region& g = *x.g;
   const int64_t bytes = s.count * s.type->size();
   if (!g.slot_free(x.seq, bytes)) return false;
-  const int sl = shm::region::slot_of(x.seq);
+  const int sl = g.slot_of(x.seq);
   shm::pack_into(g.data(g.me, x.seq, bytes), x.address(s.a), s.count, s.type);
   g.done(g.me, sl).store(x.seq, std::memory_order_relaxed);  // the root reads nothing back
   g.publish(g.arrived(g.me, sl), x.seq);
   return true;
 }
 bool receive(const poll_ctx& x, const step& s) {
-  const shm::region& g = *shm::region_of(x.c);
+  const shm::region& g = *x.g;
   if (!g.has_arrived(s.peer, x.seq)) return false;
-  const int sl = shm::region::slot_of(x.seq);
+  const int sl = g.slot_of(x.seq);
   shm::unpack_from(g.data(s.peer, x.seq, s.count * s.type->size()), x.address(s.a), s.count, s.type);
   g.publish(g.done(g.me, sl), x.seq);
   return true;
@@ -28,6 +28,7 @@ bool receive(const poll_ctx& x, const step& s) {
 
 errc bcast_shm(const coll_args& a, builder& b) {
   const buf_ref buf{slot_recv, 0};
+  b.shm_data(a.count * a.type->size());
   b.poll(a.c->rank == a.root ? root_publish : receive, a.root, buf, {}, a.count, a.type);
   return errc::success;
 }
