@@ -15,8 +15,10 @@ namespace baton::coll {
 namespace {
 
 // Flag slots of a persistent operation's own region: a start may publish while peers still read
-// the data of the previous three (a bcast root runs ahead of its receivers).
+// the data of the previous three (a bcast root runs ahead of its receivers). Data that travels in
+// the flag's cache line costs no buffer: 16 slots, so that readers store done every 8th start.
 constexpr int persistent_shm_slots = 4;
+constexpr int persistent_shm_slots_inline = 16;
 
 // What a persistent collective request keeps (request::ext).
 struct pcoll {
@@ -81,7 +83,13 @@ void destroy(core::request* q) {
   q->ext = nullptr;
 }
 
-const core::request_ops pcoll_ops{refuse_active_free, refuse_cancel, start, destroy};
+// A waiter's fast path: the run's own shared-memory steps first, without polling everything.
+bool try_finish(core::request* q) {
+  auto* pc = static_cast<pcoll*>(q->ext);
+  return pc && q->active && run_try_finish(pc->r);
+}
+
+const core::request_ops pcoll_ops{refuse_active_free, refuse_cancel, start, destroy, try_finish};
 
 // ---- algorithm choice ----
 
@@ -178,7 +186,8 @@ errc persistent_init(const coll_args& a, const core::info* info, core::request**
     // by its start count, so its starts never meet another operation's (collective, made without
     // the engine lock: it runs blocking collectives on c).
     g.unlock();
-    errc e = shm::region_make(c, persistent_shm_slots, p->shm_data_bytes, &own);
+    const int nslots = p->shm_data_bytes <= shm::region::inline_max ? persistent_shm_slots_inline : persistent_shm_slots;
+    errc e = shm::region_make(c, nslots, p->shm_data_bytes, &own);
     g.lock();
     if (e != errc::success) {
       p->release();

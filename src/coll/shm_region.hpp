@@ -64,15 +64,26 @@ struct region {
   int nlarge = large_slots;
   int64_t small = small_bytes;  // small buffer bytes (per rank and flag slot)
   size_t small_off = 0, large_off = 0;
+  // Persistent regions only. Runs of one operation finish in start order on each rank, so one
+  // `done` flag per rank (slot 0's) says how far it got, and `done_floor` remembers the smallest
+  // value last read from all ranks: a publisher reads its peers' done lines only when that is too
+  // old. Data of up to inline_bytes travels in the arrived flag's own cache line (after the flag),
+  // so a reader's one miss brings flag and data.
+  bool in_order = false;
+  int64_t inline_bytes = 0;
+  mutable uint64_t done_floor = 0;
+  static constexpr int64_t inline_max = 48;  // after the flag, from byte 16 (16-byte aligned elements)
 
   std::atomic<uint64_t>& arrived(int r, int s) const {
     return *reinterpret_cast<std::atomic<uint64_t>*>(base + (size_t(r) * size_t(nslots) + size_t(s)) * 64);
   }
   std::atomic<uint64_t>& done(int r, int s) const {
+    if (in_order) s = 0;
     return *reinterpret_cast<std::atomic<uint64_t>*>(base + (size_t(n + r) * size_t(nslots) + size_t(s)) * 64);
   }
   // Rank r's buffer for run q moving `bytes` (the same on every rank).
   char* data(int r, uint64_t q, int64_t bytes) const {
+    if (bytes <= inline_bytes) return reinterpret_cast<char*>(&arrived(r, slot_of(q))) + 16;
     if (bytes <= small) return base + small_off + (size_t(r) * size_t(nslots) + q % uint64_t(nslots)) * size_t(small);
     return base + large_off + (size_t(r) * size_t(nlarge) + q % uint64_t(nlarge)) * size_t(slot_bytes);
   }
@@ -81,6 +92,20 @@ struct region {
   // Every rank has finished the runs whose flags or buffer run q reuses.
   bool slot_free(uint64_t q, int64_t bytes) const {
     const uint64_t ns = uint64_t(nslots);
+    if (in_order) {
+      // Rank r has finished run q - S when its done flag says so, or when it has arrived at a
+      // later run (it arrives at a run only after finishing the one before).
+      if (q <= ns || done_floor >= q - ns) return true;
+      uint64_t floor = UINT64_MAX;
+      for (int r = 0; r < n; ++r) {
+        uint64_t v = done(r, 0).load(std::memory_order_acquire);
+        if (v < q - ns && arrived(r, slot_of(q - ns + 1)).load(std::memory_order_acquire) > q - ns) v = q - ns;
+        if (v < q - ns) return false;
+        floor = v < floor ? v : floor;
+      }
+      done_floor = floor;
+      return true;
+    }
     if (q > ns) {
       const int s = slot_of(q);
       for (int r = 0; r < n; ++r)
@@ -103,7 +128,25 @@ struct region {
   bool all_arrived(uint64_t q) const {
     for (int r = 0; r < n; ++r)
       if (!has_arrived(r, q)) return false;
+    if (in_order && done_floor < q - 1) done_floor = q - 1;  // everyone has finished run q - 1
     return true;
+  }
+  // This rank has finished run q, having published nothing in it (a bcast receiver). The
+  // communicator's region stores done at once. An in-order region stores it at every (S/2)-th
+  // run only: a rank that has started run q has finished q - 1 and so stored done >= q - S/2,
+  // which is all a publisher at q waits for (done >= q - S); a publisher therefore never waits for
+  // more than every rank having started the same run, as any collective may.
+  void mark_done(uint64_t q) const {
+    if (!in_order)
+      publish(done(me, slot_of(q)), q);
+    else if (q % uint64_t(nslots / 2) == 0)
+      publish(done(me, 0), q);
+  }
+  // This rank has finished run q of an algorithm in which every rank publishes at every run: the
+  // communicator's region stores done; an in-order region stores nothing, since this rank's
+  // arrival at its next run says as much (slot_free reads it, and that store wakes sleepers).
+  void finished(uint64_t q) const {
+    if (!in_order) publish(done(me, slot_of(q)), q);
   }
   // Stores a flag of this rank and wakes the peers that sleep.
   void publish(std::atomic<uint64_t>& flag, uint64_t q) const;

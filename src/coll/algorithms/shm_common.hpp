@@ -42,7 +42,6 @@ inline bool publish_input(const poll_ctx& x, const step& s, bool finished) {
 inline bool combine_inputs(const poll_ctx& x, const step& s) {
   const region& g = *x.g;
   if (!g.all_arrived(x.seq)) return false;
-  const int sl = g.slot_of(x.seq);
   const core::datatype* t = s.type;
   char* out = x.address(s.b);
   const int64_t bytes = s.count * t->size();
@@ -52,7 +51,7 @@ inline bool combine_inputs(const poll_ctx& x, const step& s) {
         core::reduce_typed(*x.op, g.data(r, x.seq, bytes) - t->true_lb(), out, s.count, *t, type_abi_handle(t));
     if (e != errc::success) x.fail(e);
   }
-  g.publish(g.done(g.me, sl), x.seq);
+  g.finished(x.seq);
   return true;
 }
 

@@ -24,12 +24,11 @@ bool publish(const poll_ctx& x, const step& s) {
 bool gather(const poll_ctx& x, const step& s) {
   const shm::region& g = *x.g;
   if (!g.all_arrived(x.seq)) return false;
-  const int sl = g.slot_of(x.seq);
   const int64_t block = s.count * s.type->size(), stride = s.count * s.type->extent();
   char* dst = x.address(s.b);
   for (int r = 0; r < g.n; ++r)
     shm::unpack_from(g.data(r, x.seq, g.n * block) + g.me * block, dst + r * stride, s.count, s.type);
-  g.publish(g.done(g.me, sl), x.seq);
+  g.finished(x.seq);
   return true;
 }
 }  // namespace
