@@ -18,7 +18,7 @@
 #   queue_match_async: matched (queued) requests move data through one host's shared memory;
 #     MPI_Match refuses a peer on another host (MPI_ERR_UNSUPPORTED_OPERATION)
 set(BATON_TWOHOST_LABELS pt2pt coll coll_alg datatype async)
-set(BATON_TWOHOST_EXCLUDE comm_create coll_persistent_alloc queue_match_async)
+set(BATON_TWOHOST_EXCLUDE comm_create coll_persistent_alloc coll_persistent_alloc_noshm queue_match_async)
 
 function(baton_register_transport_tests)
   get_property(tests GLOBAL PROPERTY BATON_MPI_TESTS)
