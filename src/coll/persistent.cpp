@@ -6,6 +6,7 @@
 
 #include "coll/shm_region.hpp"
 #include "core/comm.hpp"
+#include "core/datatype.hpp"
 #include "core/info.hpp"
 #include "core/progress.hpp"
 #include "core/runtime.hpp"
@@ -192,6 +193,20 @@ errc persistent_init(const coll_args& a, const core::info* info, core::request**
     if (e != errc::success) {
       p->release();
       return e;
+    }
+    if (own && a.kind == coll_kind::bcast && std::strcmp(al->name, "shm") == 0 &&
+        a.count * a.type->size() >= shm::single_copy_min) {
+      // A large bcast reads the root's bound buffer directly (one copy instead of two).
+      g.unlock();
+      const bool root = c->rank == a.root;
+      e = shm::region_single_copy(c, own, a.root, root ? static_cast<const char*>(a.recvbuf) + a.type->true_lb() : nullptr,
+                                  a.type->is_contiguous());
+      g.lock();
+      if (e != errc::success) {
+        shm::region_destroy(own);
+        p->release();
+        return e;
+      }
     }
     if (!own) {
       // Some rank could not map it (no shared-memory space): every rank learnt that from the same

@@ -72,6 +72,14 @@ struct region {
   bool in_order = false;
   int64_t inline_bytes = 0;
   mutable uint64_t done_floor = 0;
+  // Single copy (a persistent bcast of a large contiguous message, region_single_copy): receivers
+  // read the root's bound buffer straight from its process (process_vm_readv) once its flag shows
+  // the run, and store done at once; the root finishes a run only when every receiver is done.
+  int copy_root = -1;
+  int32_t root_pid = 0;
+  uint64_t root_addr = 0;
+  // Reads `bytes` of the root's buffer into dst; false when the kernel refuses.
+  bool read_root(char* dst, int64_t bytes) const;
   static constexpr int64_t inline_max = 48;  // after the flag, from byte 16 (16-byte aligned elements)
 
   std::atomic<uint64_t>& arrived(int r, int s) const {
@@ -181,6 +189,12 @@ int regions_live();
 // until the last rank unmaps it, so a rank may leave while a peer still reads its data).
 [[nodiscard]] core::errc region_make(core::comm* c, int nslots, int64_t data_bytes, region** out);
 void region_destroy(region* g);
+// Turns a persistent bcast region to single copy where every rank can (`mine`: this rank's type
+// is contiguous; `root_buf`: the root's first byte, on the root) and the kernel lets receivers
+// read the root's memory. Collective over c (a barrier and an allreduce; no engine lock); all
+// ranks end with the same mode. Messages from single_copy_min bytes; BATON_SHM_CMA=0 turns it off.
+constexpr int64_t single_copy_min = int64_t{32} << 10;
+[[nodiscard]] core::errc region_single_copy(core::comm* c, region* g, int root, const void* root_buf, bool mine);
 // Persistent regions live now in this process (tests).
 int persistent_regions_live();
 

@@ -8,6 +8,8 @@
  * - blocking and nonblocking collectives on the same communicator between and during the rounds;
  * - a bcast root that runs ahead of receivers that sleep (the root must reuse its slots only after
  *   the receivers have read them), and long runs of one operation (more starts than slots);
+ * - bcasts from 32 KiB, where receivers read the root's buffer in one copy (and, registered with
+ *   BATON_SHM_CMA=0, through the region);
  * - the info key baton_algorithm picking a message algorithm for one operation;
  * - the path taken: on one host with the shared-memory collectives on, every such operation maps
  *   one "baton.pers" segment, and MPI_Request_free unmaps it (counted in /proc/self/maps).
@@ -180,6 +182,7 @@ static void test_many(void) {
     const enum kind kind = (enum kind)(k % k_count);
     int count = sizes[(k / k_count) % 5];
     if (kind == k_alltoall && count > 200) count = 200;
+    if (kind == k_bcast && count == 2000) count = 9000; /* 36 KB: the root's buffer read in one copy */
     op_init(&ops[k], k, kind, count, MPI_INFO_NULL);
     ++shm_ops;
   }
@@ -239,7 +242,7 @@ static void test_many(void) {
 
 /* ---- one operation started far more often than it has slots; a bcast root that runs ahead ---- */
 static void test_long_runs(void) {
-  static const int counts[] = {1, 12, 100, 4096};
+  static const int counts[] = {1, 12, 100, 10000};
   for (int c = 0; c < 4; ++c) {
     op b, a;
     op_init(&b, 100 + c, k_bcast, counts[c], MPI_INFO_NULL);
