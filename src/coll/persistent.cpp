@@ -160,7 +160,9 @@ errc choose(const coll_args& a, const core::info* info, const algorithm** out, b
 
 }  // namespace
 
-errc persistent_init(const coll_args& a, const core::info* info, core::request** out) {
+errc persistent_init(const coll_args& args, const core::info* info, core::request** out) {
+  coll_args a = args;
+  a.persistent = true;
   core::comm* c = a.c;
   // A communicator all on this host gets its shared-memory region here when no blocking
   // collective has made it yet: the init is ordered like any collective, so every rank is at the
@@ -201,6 +203,19 @@ errc persistent_init(const coll_args& a, const core::info* info, core::request**
       const bool root = c->rank == a.root;
       e = shm::region_single_copy(c, own, a.root, root ? static_cast<const char*>(a.recvbuf) + a.type->true_lb() : nullptr,
                                   a.type->is_contiguous());
+      g.lock();
+      if (e != errc::success) {
+        shm::region_destroy(own);
+        p->release();
+        return e;
+      }
+    }
+    if (own && a.kind == coll_kind::alltoall && std::strcmp(al->name, "shm") == 0 && !a.in_place &&
+        c->size * a.rcount * a.rtype->size() >= shm::single_copy_min) {
+      // Large blocks: each rank reads its blocks from the peers' bound send buffers.
+      g.unlock();
+      e = shm::region_single_copy(c, own, -1, static_cast<const char*>(a.sendbuf) + a.type->true_lb(),
+                                  a.type->is_contiguous() && a.rtype->is_contiguous());
       g.lock();
       if (e != errc::success) {
         shm::region_destroy(own);

@@ -200,16 +200,16 @@ errc region_make(core::comm* c, int nslots, int64_t data_bytes, region** out) {
   return errc::success;
 }
 
-bool region::read_root(char* dst, int64_t len) const {
+bool region::read_from(int32_t pid, uint64_t addr, char* dst, int64_t len) {
   int64_t got = 0;
   while (got < len) {
     struct iovec local {
       dst + got, size_t(len - got)
     };
     struct iovec remote {
-      reinterpret_cast<char*>(root_addr) + got, size_t(len - got)
+      reinterpret_cast<char*>(addr) + got, size_t(len - got)
     };
-    const ssize_t n = ::process_vm_readv(pid_t(root_pid), &local, 1, &remote, 1, 0);
+    const ssize_t n = ::process_vm_readv(pid_t(pid), &local, 1, &remote, 1, 0);
     if (n <= 0) return false;
     got += n;
   }
@@ -229,14 +229,20 @@ errc region_single_copy(core::comm* c, region* g, int root, const void* root_buf
   bar.kind = coll_kind::barrier;
   bar.c = c;
   if (errc e = run_blocking(bar); e != errc::success) return e;
-  const auto* rinfo = reinterpret_cast<const uint64_t*>(g->base + (size_t(g->n + root) * size_t(g->nslots) + 1) * 64);
-  region probe;
-  probe.root_pid = int32_t(rinfo[0]);
-  probe.root_addr = rinfo[1];
+  auto info_of = [g](int r) {
+    return reinterpret_cast<const uint64_t*>(g->base + (size_t(g->n + r) * size_t(g->nslots) + 1) * 64);
+  };
+  std::vector<int32_t> pids(size_t(g->n));
+  std::vector<uint64_t> addrs(size_t(g->n));
+  for (int r = 0; r < g->n; ++r) {
+    pids[size_t(r)] = int32_t(info_of(r)[0]);
+    addrs[size_t(r)] = info_of(r)[1];
+  }
   int32_t ok = mine && !off && g->nslots >= 2;
-  if (ok && c->rank != root) {
+  for (int r = 0; r < g->n && ok; ++r) {
+    if (r == c->rank || (root >= 0 && r != root)) continue;
     char byte = 0;
-    ok = probe.read_root(&byte, 1);
+    ok = region::read_from(pids[size_t(r)], addrs[size_t(r)], &byte, 1);
   }
   int32_t all = 0;
   coll_args ar;
@@ -248,10 +254,14 @@ errc region_single_copy(core::comm* c, region* g, int root, const void* root_buf
   ar.type = core::predefined_datatype(0x209);
   ar.op = core::predefined_op(core::op_kind::min);
   if (errc e = run_blocking(ar); e != errc::success) return e;
-  if (all) {
+  if (all && root >= 0) {
     g->copy_root = root;
-    g->root_pid = probe.root_pid;
-    g->root_addr = probe.root_addr;
+    g->root_pid = pids[size_t(root)];
+    g->root_addr = addrs[size_t(root)];
+  } else if (all) {
+    g->copy_all = true;
+    g->peer_pid = std::move(pids);
+    g->peer_addr = std::move(addrs);
   }
   return errc::success;
 }

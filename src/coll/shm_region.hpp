@@ -75,11 +75,17 @@ struct region {
   // Single copy (a persistent bcast of a large contiguous message, region_single_copy): receivers
   // read the root's bound buffer straight from its process (process_vm_readv) once its flag shows
   // the run, and store done at once; the root finishes a run only when every receiver is done.
+  // Alltoall single copy (copy_all): every rank reads its block from each peer's bound send
+  // buffer, stores done at once, and finishes once every peer is done reading its own.
   int copy_root = -1;
+  bool copy_all = false;
   int32_t root_pid = 0;
   uint64_t root_addr = 0;
-  // Reads `bytes` of the root's buffer into dst; false when the kernel refuses.
-  bool read_root(char* dst, int64_t bytes) const;
+  std::vector<int32_t> peer_pid;    // copy_all: per rank
+  std::vector<uint64_t> peer_addr;  // copy_all: per rank, its send buffer
+  // Reads `bytes` at `addr` in process `pid` into dst; false when the kernel refuses.
+  static bool read_from(int32_t pid, uint64_t addr, char* dst, int64_t bytes);
+  bool read_root(char* dst, int64_t bytes) const { return read_from(root_pid, root_addr, dst, bytes); }
   static constexpr int64_t inline_max = 48;  // after the flag, from byte 16 (16-byte aligned elements)
 
   std::atomic<uint64_t>& arrived(int r, int s) const {
@@ -191,7 +197,8 @@ int regions_live();
 void region_destroy(region* g);
 // Turns a persistent bcast region to single copy where every rank can (`mine`: this rank's type
 // is contiguous; `root_buf`: the root's first byte, on the root) and the kernel lets receivers
-// read the root's memory. Collective over c (a barrier and an allreduce; no engine lock); all
+// read the root's memory. root = -1: an alltoall region (copy_all), `root_buf` is this rank's
+// send buffer. Collective over c (a barrier and an allreduce; no engine lock); all
 // ranks end with the same mode. Messages from single_copy_min bytes; BATON_SHM_CMA=0 turns it off.
 constexpr int64_t single_copy_min = int64_t{32} << 10;
 [[nodiscard]] core::errc region_single_copy(core::comm* c, region* g, int root, const void* root_buf, bool mine);

@@ -116,9 +116,12 @@ inline bool shm_reduce_preferred(const coll_args& a) {
   return message_bytes(a) * a.c->size <= (int64_t{256} << 10);
 }
 
-// Alltoall: all n blocks of a rank fit one slot (block bytes agree on every rank).
+// Alltoall: all n blocks of a rank fit one slot (block bytes agree on every rank). A persistent
+// operation's region is sized for it: up to 1 MiB of blocks per rank (from 32 KiB read in one
+// copy from the peers' bound send buffers, src/coll/shm_region.hpp).
 inline bool shm_alltoall_usable(const coll_args& a) {
-  return shm::region_ready(a.c) && a.c->size * a.rcount * a.rtype->size() <= shm::slot_bytes;
+  const int64_t limit = a.persistent ? int64_t{1} << 20 : shm::slot_bytes;
+  return shm::region_ready(a.c) && a.c->size * a.rcount * a.rtype->size() <= limit;
 }
 
 // -- gather(v), scatter(v), allgather(v): selection predicates --
