@@ -197,7 +197,7 @@ errc persistent_init(const coll_args& args, const core::info* info, core::reques
       return e;
     }
     if (own && a.kind == coll_kind::bcast && std::strcmp(al->name, "shm") == 0 &&
-        a.count * a.type->size() >= shm::single_copy_min) {
+        a.count * a.type->size() >= shm::single_copy_min && shm::single_copy_enabled()) {
       // A large bcast reads the root's bound buffer directly (one copy instead of two).
       g.unlock();
       const bool root = c->rank == a.root;
@@ -211,7 +211,7 @@ errc persistent_init(const coll_args& args, const core::info* info, core::reques
       }
     }
     if (own && a.kind == coll_kind::alltoall && std::strcmp(al->name, "shm") == 0 && !a.in_place &&
-        c->size * a.rcount * a.rtype->size() >= shm::single_copy_min) {
+        c->size * a.rcount * a.rtype->size() >= shm::single_copy_min && shm::single_copy_enabled()) {
       // Large blocks: each rank reads its blocks from the peers' bound send buffers.
       g.unlock();
       e = shm::region_single_copy(c, own, -1, static_cast<const char*>(a.sendbuf) + a.type->true_lb(),

@@ -216,11 +216,17 @@ bool region::read_from(int32_t pid, uint64_t addr, char* dst, int64_t len) {
   return true;
 }
 
-errc region_single_copy(core::comm* c, region* g, int root, const void* root_buf, bool mine) {
-  static const bool off = [] {
-    const char* v = std::getenv("BATON_SHM_CMA");
-    return v && std::strcmp(v, "0") == 0;
+bool single_copy_enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("BATON_PCOLL_SINGLE_COPY");
+    const char* cma = std::getenv("BATON_SHM_CMA");
+    return v && std::strcmp(v, "1") == 0 && !(cma && std::strcmp(cma, "0") == 0);
   }();
+  return on;
+}
+
+errc region_single_copy(core::comm* c, region* g, int root, const void* root_buf, bool mine) {
+  const bool off = !single_copy_enabled();
   // Each rank's pid and (root) buffer address in its second done line, unused in-order.
   auto* info = reinterpret_cast<uint64_t*>(g->base + (size_t(g->n + g->me) * size_t(g->nslots) + 1) * 64);
   info[0] = uint64_t(::getpid());
