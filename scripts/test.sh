@@ -1,8 +1,10 @@
 #!/bin/sh
 # Builds Baton and runs the whole test suite: the optimized build (everything), then the ASan+UBSan
 # build (everything but the 8-rank runs, which oversubscribe 2 cores fourfold and add time, not
-# coverage), then a TSan build for everything with threads (the unit tests, MPI_THREAD_MULTIPLE
-# and the progress thread). BATON_TEST_SANITIZERS=0 skips the sanitizer passes.
+# coverage, and the two-host runs, which repeat the same programs under other launchers: their
+# transport, UCX, is covered by the forced-UCX runs), then a TSan build for everything with threads (the unit tests, MPI_THREAD_MULTIPLE
+# and the progress thread; it builds only those tests' executables, target baton_threaded_tests).
+# BATON_TEST_SANITIZERS=0 skips the sanitizer passes.
 set -e
 cd "$(dirname "$0")/.."
 sh scripts/deps.sh
@@ -10,19 +12,20 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 run_suite() {
   dir=$1; shift
+  target=$1; shift
   filter=$1; shift
   cmake -S . -B "$dir" -G Ninja "$@" >/dev/null
-  cmake --build "$dir"
+  cmake --build "$dir" --target "$target"
   (cd "$dir" && ctest --output-on-failure -j"$jobs" --timeout 300 $filter)
 }
 
 echo "== optimized build =="
-run_suite build "" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+run_suite build all "" -DCMAKE_BUILD_TYPE=RelWithDebInfo
 if [ "${BATON_TEST_SANITIZERS:-1}" != 0 ]; then
   echo "== ASan+UBSan build =="
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    run_suite build-asan "-LE np8" -DCMAKE_BUILD_TYPE=Debug -DBATON_SANITIZE=address
+    run_suite build-asan all "-LE np8|twohost" -DCMAKE_BUILD_TYPE=Debug -DBATON_SANITIZE=address
   echo "== TSan build (threads) =="
   TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-    run_suite build-tsan "-L unit|threads|async" -DCMAKE_BUILD_TYPE=Debug -DBATON_SANITIZE=thread
+    run_suite build-tsan baton_threaded_tests "-L unit|threads|async" -DCMAKE_BUILD_TYPE=Debug -DBATON_SANITIZE=thread
 fi

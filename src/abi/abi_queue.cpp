@@ -101,36 +101,61 @@ int match_nonblocking(const char* fn, int count, MPI_Request* reqs, MPI_Request*
   });
 }
 
-// What every enqueue call checks first: the library state, the queue, the count and the requests.
-// Returns MPI_SUCCESS, or the error already raised.
-int enqueue_args(const char* fn, MPI_Queue* queue, int count, MPI_Request* reqs, bq::queue** q,
-                 bq::small_vec<core::request*>& rs, core::comm** c) {
+// What every enqueue call checks first: the library state, the queue, the count and the requests
+// (converted into rs, which holds `count` entries). Returns MPI_SUCCESS, or the error already raised.
+int enqueue_args(const char* fn, MPI_Queue* queue, int count, MPI_Request* reqs, bq::queue** q, core::request** rs,
+                 core::comm** c) {
   if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
   if (errc e = to_queue(queue, q); e != errc::success) return abi::raise(fn, nullptr, e);
   if (count < 0) {
     (void)core::error_set(errc::count, "negative request count %d", count);
     return abi::raise(fn, nullptr, errc::count);
   }
-  if (errc e = to_requests(count, reqs, rs.data(), c); e != errc::success) return abi::raise(fn, *c, e);
+  // The common case inline (live, non-null handles); to_requests() finds and names a bad one.
+  bool ok = count == 0 || reqs;
+  for (int i = 0; ok && i < count; ++i) {
+    core::request* r = abi::to_request(reqs[i]);
+    if (!r || abi::is_predefined(reqs[i]) || r->magic != core::request_magic) {
+      ok = false;
+      break;
+    }
+    rs[i] = r;
+  }
+  if (ok) {
+    if (count > 0) *c = rs[0]->c;
+    return MPI_SUCCESS;
+  }
+  if (errc e = to_requests(count, reqs, rs, c); e != errc::success) return abi::raise(fn, *c, e);
   return MPI_SUCCESS;
 }
+
+// Request pointers on the stack up to 16, on the heap beyond.
+struct request_array {
+  explicit request_array(int count) : p(count > 16 ? new core::request*[static_cast<size_t>(count)] : local) {}
+  ~request_array() {
+    if (p != local) delete[] p;
+  }
+  request_array(const request_array&) = delete;
+  request_array& operator=(const request_array&) = delete;
+  core::request* local[16];
+  core::request** p;
+};
 
 int enqueue_starts(const char* fn, MPI_Queue* queue, int count, MPI_Request* reqs) {
   bq::queue* q = nullptr;
   core::comm* c = nullptr;
-  bq::small_vec<core::request*> rs(static_cast<size_t>(count < 0 ? 0 : count));
-  if (int rc = enqueue_args(fn, queue, count, reqs, &q, rs, &c); rc != MPI_SUCCESS) return rc;
-  return call(fn, c, [&] { return bq::enqueue_start(q, rs.data(), count); });
+  request_array rs(count);
+  if (int rc = enqueue_args(fn, queue, count, reqs, &q, rs.p, &c); rc != MPI_SUCCESS) return rc;
+  return call(fn, c, [&] { return bq::enqueue_start(q, rs.p, count); });
 }
 
 int enqueue_waits(const char* fn, MPI_Queue* queue, int count, MPI_Request* reqs, MPI_Status* statuses, bool all) {
   bq::queue* q = nullptr;
   core::comm* c = nullptr;
-  bq::small_vec<core::request*> rs(static_cast<size_t>(count < 0 ? 0 : count));
-  if (int rc = enqueue_args(fn, queue, count, reqs, &q, rs, &c); rc != MPI_SUCCESS) return rc;
-  bq::small_vec<void*> sts(static_cast<size_t>(count));
-  for (int i = 0; i < count; ++i) sts[size_t(i)] = statuses == MPI_STATUSES_IGNORE ? nullptr : &statuses[i];
-  return call(fn, c, [&] { return bq::enqueue_wait(q, rs.data(), sts.data(), count, write_status, all); });
+  request_array rs(count);
+  if (int rc = enqueue_args(fn, queue, count, reqs, &q, rs.p, &c); rc != MPI_SUCCESS) return rc;
+  void* sts = statuses == MPI_STATUSES_IGNORE ? nullptr : statuses;
+  return call(fn, c, [&] { return bq::enqueue_wait(q, rs.p, sts, sizeof(MPI_Status), count, write_status, all); });
 }
 
 }  // namespace

@@ -484,6 +484,14 @@ int PMPI_Status_set_cancelled(MPI_Status* status, int flag) {
 }
 BATON_ALIAS(MPI_Status_set_cancelled);
 
+// A matched request on CUDA device memory copies to and from its staging buffer on a CUDA stream.
+static int refuse_device_start(const char* fn, core::request* r) {
+  (void)core::error_set(errc::buffer,
+                        "the request's buffer is CUDA device memory: start it with MPI_Enqueue_start on a queue "
+                        "of type MPIX_QUEUE_TYPE_CUDA");
+  return abi::raise(fn, r->c, errc::buffer);
+}
+
 static int start_impl(const char* fn, core::request* r) {
   if (!r) {
     (void)core::error_set(errc::request, "cannot start MPI_REQUEST_NULL");
@@ -502,6 +510,7 @@ static int start_impl(const char* fn, core::request* r) {
     (void)core::error_set(errc::request, "the persistent request is already active (started and not completed)");
     return abi::raise(fn, r->c, errc::request);
   }
+  if (r->device_stage) return refuse_device_start(fn, r);
   return call(fn, r->c, [&] { return p2p::start(r); });
 }
 
@@ -526,6 +535,7 @@ int PMPI_Startall(int count, MPI_Request array_of_requests[]) {
                             !r ? "MPI_REQUEST_NULL" : !r->persistent ? "not persistent" : "already active");
       return abi::raise("MPI_Startall", r ? r->c : c, errc::request);
     }
+    if (r->device_stage) return refuse_device_start("MPI_Startall", r);
   }
   for (int i = 0; i < count; ++i) {
     int rc = start_impl("MPI_Startall", abi::to_request(array_of_requests[i]));

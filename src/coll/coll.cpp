@@ -192,6 +192,7 @@ errc start(const coll_args& a, bool nonblocking, core::request** out) {
   if (errc e = prepare(a, &seq, &p); e != errc::success) return e;
   errc e = run_start(p, a.c, a.sendbuf, a.recvbuf, make_tag_prefix(seq, nonblocking), out);
   p->release();  // the run holds its own reference
+  g.unlock();     // a progress thread woken now finds the lock free
   if (nonblocking) core::progress_new_work();
   return e;
 }

@@ -189,7 +189,7 @@ errc persistent_init(const coll_args& args, const core::info* info, core::reques
     // by its start count, so its starts never meet another operation's (collective, made without
     // the engine lock: it runs blocking collectives on c).
     g.unlock();
-    const int nslots = p->shm_data_bytes <= shm::region::inline_max ? persistent_shm_slots_inline : persistent_shm_slots;
+    const int nslots = p->shm_data_bytes <= shm::inline_bytes ? persistent_shm_slots_inline : persistent_shm_slots;
     errc e = shm::region_make(c, nslots, p->shm_data_bytes, &own);
     g.lock();
     if (e != errc::success) {

@@ -128,6 +128,7 @@ struct run {
   uint64_t shm_seq = 0;  // plans with poll steps: this run's sequence number on the shared region
   const shm::region* g = nullptr;  // the region its poll steps use (the communicator's, or own)
   bool queued = false;
+  bool unstarted = false;  // launched for the progress thread: no step started yet
   errc error = errc::success;
   core::request* user = nullptr;
   std::vector<core::request*> prepared;  // bound runs: step -> its prepared request (send/recv steps)
@@ -159,7 +160,12 @@ struct polling_queue {
   const shm::region* g;
   std::deque<polling_step> steps;
 };
+// Queues that became empty stay (up to polling_keep of them) so that a communicator running one
+// shared-memory collective after another does not build and free a deque (two allocations) each
+// time; g_polling_busy counts the non-empty ones.
 std::vector<polling_queue> g_polling;
+size_t g_polling_busy = 0;
+constexpr size_t polling_keep = 4;
 
 void polling_add(run* r, uint32_t idx) {
   polling_queue* q = nullptr;
@@ -171,6 +177,7 @@ void polling_add(run* r, uint32_t idx) {
   }
   const polling_step ps{r, idx, r->shm_seq};
   auto& d = q->steps;
+  if (d.empty()) ++g_polling_busy;
   if (d.empty() || d.back().seq <= ps.seq) {
     d.push_back(ps);
     return;
@@ -301,7 +308,6 @@ void finish_run(run* r) {
   u->status = core::req_status{};
   u->status.error = r->error;
   --g_in_flight;
-  core::progress_inflight_add(-1);
   --r->c->coll_pending;
   u->mark_complete();
   if (core::rt().threaded) core::progress_kick();  // another thread may sleep waiting for it
@@ -311,6 +317,12 @@ void finish_run(run* r) {
 // The run is marked queued throughout, so completions that happen meanwhile only append to
 // `completed`. Finishing is the last touch: a waiter may free the run right after.
 void advance(run* r) {
+  if (r->unstarted) {
+    r->unstarted = false;
+    const uint32_t n = static_cast<uint32_t>(r->p->steps.size());
+    for (uint32_t i = 0; i < n; ++i)
+      if (r->waiting[i] == 0) start_step(r, i);
+  }
   while (!r->completed.empty()) {
     uint32_t idx = r->completed.back();
     r->completed.pop_back();
@@ -342,25 +354,29 @@ bool coll_poll() {
     polled |= own_poll(r);
     r = next;
   }
-  if (g_polling.empty()) {
+  if (g_polling_busy == 0) {
     if (polled) run_ready();
     return moved || polled;
   }
+  size_t empty = 0;
   for (size_t k = 0; k < g_polling.size();) {
     auto& d = g_polling[k].steps;
-    const uint64_t window_end = d.front().seq + uint64_t(d.front().r->g->nslots);
-    for (auto it = d.begin(); it != d.end() && it->seq < window_end;) {
-      const polling_step ps = *it;
-      if (try_poll(ps.r, ps.r->p->steps[ps.idx])) {
-        it = d.erase(it);
-        ps.r->completed.push_back(ps.idx);
-        queue(ps.r);
-        polled = true;
-      } else {
-        ++it;
+    if (!d.empty()) {
+      const uint64_t window_end = d.front().seq + uint64_t(d.front().r->g->nslots);
+      for (auto it = d.begin(); it != d.end() && it->seq < window_end;) {
+        const polling_step ps = *it;
+        if (try_poll(ps.r, ps.r->p->steps[ps.idx])) {
+          it = d.erase(it);
+          ps.r->completed.push_back(ps.idx);
+          queue(ps.r);
+          polled = true;
+        } else {
+          ++it;
+        }
       }
+      if (d.empty()) --g_polling_busy;
     }
-    if (d.empty()) {
+    if (d.empty() && ++empty > polling_keep) {
       g_polling[k] = std::move(g_polling.back());
       g_polling.pop_back();
     } else {
@@ -405,6 +421,7 @@ void run_put(run* r) {
   r->completed.clear();
   r->error = errc::success;
   r->queued = false;
+  r->unstarted = false;
   r->shm_seq = 0;
   r->g = nullptr;
   if (r->tmp_cap > run_pool_tmp_max) {
@@ -515,18 +532,26 @@ run* make_run(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf) 
   return r;
 }
 
-// Starts every step without dependencies; the run finishes inside when nothing waits.
-void launch(run* r) {
+// Starts every step without dependencies; the run finishes inside when nothing waits. With
+// `defer`, the steps are left to the next collective poll instead: with the progress thread on,
+// a nonblocking call then only queues its run and that thread does all the work, the first
+// copies of a shared-memory algorithm and the first messages included, so none of it is left
+// in the application's path.
+void launch(run* r, bool defer) {
   const plan* p = r->p;
   if (p->uses_shm) r->shm_seq = r->own ? ++r->starts : ++r->c->coll_shm_seq;
   ++r->c->coll_pending;
   ++g_in_flight;
-  core::progress_inflight_add(1);
   const uint32_t n = static_cast<uint32_t>(p->steps.size());
   r->remaining = n;
   r->error = errc::success;
   r->queued = true;  // completions during start-up are retired by the advance() below
   for (uint32_t i = 0; i < n; ++i) r->waiting[i] = p->steps[i].dep_end - p->steps[i].dep_begin;
+  if (defer && n > 0) {
+    r->unstarted = true;
+    g_ready.push_back(r);  // queued is set: advance() starts it
+    return;
+  }
   for (uint32_t i = 0; i < n; ++i)
     if (r->waiting[i] == 0) start_step(r, i);
   advance(r);
@@ -543,7 +568,8 @@ errc run_start(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf,
   u->active = true;
   r->user = u;
   *out = u;
-  launch(r);
+  // Nonblocking calls (tag bit 30) leave the work to the progress thread when it runs.
+  launch(r, (tag_prefix & (1 << 30)) != 0 && core::progress_thread_active());
   return errc::success;
 }
 
@@ -577,7 +603,7 @@ void run_restart(run* r) {
   core::request* u = r->user;
   u->status = core::req_status{};
   u->complete.store(false, std::memory_order_relaxed);
-  launch(r);
+  launch(r, core::progress_thread_active());
 }
 
 bool run_try_finish(run* r) {

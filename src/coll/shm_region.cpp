@@ -195,7 +195,6 @@ errc region_make(core::comm* c, int nslots, int64_t data_bytes, region** out) {
   if (errc e = segment_make(c, "pers", bytes, &base); e != errc::success || !base) return e;
   *out = region_new(c, base, bytes, nslots, small, 0, small_off, large_off);
   (*out)->in_order = true;
-  (*out)->inline_bytes = region::inline_max;
   g_persistent_live.fetch_add(1, std::memory_order_relaxed);
   return errc::success;
 }

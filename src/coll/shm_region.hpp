@@ -47,6 +47,7 @@ namespace baton::coll::shm {
 constexpr int slots = 32;                               // runs in flight (flag slots)
 constexpr int large_slots = 4;                          // large buffers per rank
 constexpr int64_t small_bytes = 2048;                   // small buffer per rank and flag slot
+constexpr int64_t inline_bytes = 48;                    // data kept in the arrived flag's line
 constexpr int64_t slot_bytes = int64_t{64} << 10;       // largest message (large buffer)
 
 // comm::coll_shm_state
@@ -67,11 +68,10 @@ struct region {
   // Persistent regions only. Runs of one operation finish in start order on each rank, so one
   // `done` flag per rank (slot 0's) says how far it got, and `done_floor` remembers the smallest
   // value last read from all ranks: a publisher reads its peers' done lines only when that is too
-  // old. Data of up to inline_bytes travels in the arrived flag's own cache line (after the flag),
-  // so a reader's one miss brings flag and data.
+  // old.
   bool in_order = false;
-  int64_t inline_bytes = 0;
   mutable uint64_t done_floor = 0;
+  int64_t inline_data = inline_bytes;  // data kept in the arrived flag's line (below)
   // Single copy (a persistent bcast of a large contiguous message, region_single_copy): receivers
   // read the root's bound buffer straight from its process (process_vm_readv) once its flag shows
   // the run, and store done at once; the root finishes a run only when every receiver is done.
@@ -86,7 +86,6 @@ struct region {
   // Reads `bytes` at `addr` in process `pid` into dst; false when the kernel refuses.
   static bool read_from(int32_t pid, uint64_t addr, char* dst, int64_t bytes);
   bool read_root(char* dst, int64_t bytes) const { return read_from(root_pid, root_addr, dst, bytes); }
-  static constexpr int64_t inline_max = 48;  // after the flag, from byte 16 (16-byte aligned elements)
 
   std::atomic<uint64_t>& arrived(int r, int s) const {
     return *reinterpret_cast<std::atomic<uint64_t>*>(base + (size_t(r) * size_t(nslots) + size_t(s)) * 64);
@@ -95,9 +94,12 @@ struct region {
     if (in_order) s = 0;
     return *reinterpret_cast<std::atomic<uint64_t>*>(base + (size_t(n + r) * size_t(nslots) + size_t(s)) * 64);
   }
-  // Rank r's buffer for run q moving `bytes` (the same on every rank).
+  // Rank r's buffer for run q moving `bytes` (the same on every rank). Up to inline_data bytes
+  // live in the rest of the arrived flag's cache line (16 bytes in, for 16-byte types), so a
+  // reader that sees the flag has the data in the same line: one cache-line transfer per peer
+  // instead of two for an 8-byte collective. Reuse follows the flag slot's, like the small buffers.
   char* data(int r, uint64_t q, int64_t bytes) const {
-    if (bytes <= inline_bytes) return reinterpret_cast<char*>(&arrived(r, slot_of(q))) + 16;
+    if (bytes <= inline_data) return reinterpret_cast<char*>(&arrived(r, slot_of(q))) + 16;
     if (bytes <= small) return base + small_off + (size_t(r) * size_t(nslots) + q % uint64_t(nslots)) * size_t(small);
     return base + large_off + (size_t(r) * size_t(nlarge) + q % uint64_t(nlarge)) * size_t(slot_bytes);
   }

@@ -167,7 +167,6 @@ void finish(context_agreement* a) {
   --a->parent->coll_pending;
   a->parent->release();
   a->parent = nullptr;
-  progress_inflight_add(-1);
   a->finished = true;
   const bool kick = rt().threaded;
   if (a->on_done) a->on_done(a);  // may delete a
@@ -295,7 +294,6 @@ context_agreement* agreement_start(comm* parent, std::vector<int> members, int m
   a->key = {parent->ctx, uint64_t(uint32_t(tag))};
   a->on_done = on_done;
   a->user = user;
-  progress_inflight_add(1);
   start_round(a);
   progress_new_work();
   return a;

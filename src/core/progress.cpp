@@ -73,6 +73,32 @@ void progress_kick() {
 std::atomic<int>& progress_waiters() { return g_waiters; }
 backoff_policy& progress_backoff() { return g_backoff; }
 
+void engine_guard::acquire_contended() {
+  std::mutex& m = rt().engine_mutex;
+  std::atomic<int>& contenders = rt().engine_contenders;
+  contenders.fetch_add(1, std::memory_order_relaxed);
+  // Spin briefly (not at all when this host's ranks outnumber its cores), then yield (the holder
+  // may be the progress thread, preempted on this very core) for as long as waiting for progress
+  // would (BATON_YIELD_US), then block. Blocking early costs more than it saves: the progress
+  // thread may hold the lock for one poll that copies and reduces 64 KiB (tens of microseconds
+  // on a slow core), and a thread blocked in the kernel wakes tens of microseconds after the
+  // release.
+  const unsigned spins = g_backoff.spin_ns > 0 ? 64 : 0;
+  const uint64_t start = progress_now_ns();
+  for (unsigned i = 1;; ++i) {
+    if (m.try_lock()) break;
+    if (i <= spins)
+      __builtin_ia32_pause();
+    else
+      sched_yield();
+    if ((i & 31) == 0 && progress_now_ns() - start > g_backoff.yield_ns) {
+      m.lock();
+      break;
+    }
+  }
+  contenders.fetch_sub(1, std::memory_order_relaxed);
+}
+
 void progress_set_local_ranks(int nlocal) {
   if (std::getenv("BATON_SPIN_US")) return;
   cpu_set_t set;

@@ -40,30 +40,30 @@ void progress_disarm();
 void progress_kick();
 
 // The optional progress thread (BATON_ASYNC_PROGRESS=1): started at MPI_Init, stopped at
-// MPI_Finalize. Threads waiting in MPI count themselves so the progress thread stays out of their
-// way.
+// MPI_Finalize (src/core/progress_thread.cpp). Threads waiting in MPI count themselves so the
+// progress thread stays out of their way.
 bool progress_thread_wanted();
 bool progress_thread_active();
-// New work was started by an application thread: wake the progress thread if there is one.
+// Wakes the progress thread if it sleeps (on the doorbell, or deferring to a waiter that has
+// left); no system call while it is awake.
+void progress_thread_wake();
+// New work was started by an application thread: wake the progress thread if it sleeps.
 inline void progress_new_work() {
-  if (progress_thread_active()) progress_kick();
+  if (progress_thread_active()) progress_thread_wake();
 }
 void progress_thread_start();
 void progress_thread_stop();
 std::atomic<int>& progress_waiters();
-// Operations in flight that need progress from this side (collective runs, sends not yet
-// complete). While it is non-zero the progress thread keeps polling (yielding the core between
-// polls) instead of sleeping on the doorbell: waking a sleeping thread costs tens of
-// microseconds here, longer than a 64 KiB exchange.
-inline std::atomic<int64_t>& progress_inflight() {
-  static std::atomic<int64_t> n{0};
+// A thread leaves progress_wait: the last one out wakes a progress thread that deferred to it.
+void progress_waiter_leave();
+// Sources of work that nobody rings the doorbell for (the counters a CUDA stream writes for a
+// CUDA queue): while non-zero, waiting threads and the progress thread never sleep longer than
+// unbelled_sleep_ns between polls.
+inline std::atomic<int>& progress_unbelled() {
+  static std::atomic<int> n{0};
   return n;
 }
-bool progress_thread_active();
-// Counted only while the progress thread runs (nobody else reads it).
-inline void progress_inflight_add(int64_t d) {
-  if (progress_thread_active()) progress_inflight().fetch_add(d, std::memory_order_relaxed);
-}
+constexpr long unbelled_sleep_ns = 20000;
 
 // Waiting is measured in time, not polls: a poll costs anything from 10 ns to microseconds.
 struct backoff_policy {
@@ -91,10 +91,10 @@ void progress_wait(engine_guard& guard, Done done) {
   struct waiter_count {
     bool on = progress_thread_active();
     waiter_count() {
-      if (on) progress_waiters().fetch_add(1, std::memory_order_relaxed);
+      if (on) progress_waiters().fetch_add(1, std::memory_order_seq_cst);
     }
     ~waiter_count() {
-      if (on) progress_waiters().fetch_sub(1, std::memory_order_relaxed);
+      if (on) progress_waiter_leave();
     }
   } counted;
   const backoff_policy& b = progress_backoff();
@@ -136,7 +136,7 @@ void progress_wait(engine_guard& guard, Done done) {
     bool late = progress_poll() || done();
     if (!late) {
       guard.unlock();
-      progress_sleep(token, b.sleep_ns);
+      progress_sleep(token, progress_unbelled().load(std::memory_order_relaxed) ? unbelled_sleep_ns : b.sleep_ns);
       guard.lock();
     }
     progress_disarm();

@@ -99,6 +99,10 @@ class request {
   bool match_done = false;
   void* queue = nullptr;
   uint32_t q_starts = 0, q_waits = 0, q_done = 0;
+  // A matched point-to-point request whose buffer is CUDA device memory: the pinned host staging
+  // buffer that stands in for it (src/queue/queue_cuda.cpp). Such a request starts only through a
+  // CUDA queue, which copies between the two on the stream.
+  void* device_stage = nullptr;
 
   bool is_complete() const { return complete.load(std::memory_order_acquire); }
   void mark_complete() { complete.store(true, std::memory_order_release); }
@@ -107,6 +111,8 @@ class request {
 // Pool allocation. request_new() returns a zero-state request; request_delete() returns it.
 request* request_new(req_kind kind);
 void request_delete(request* r);
+// Releases r->device_stage (src/queue/queue_cuda.cpp); called by request_delete.
+void device_stage_release(request* r);
 // Number of request objects currently allocated (for tests and memory reporting).
 uint64_t request_live_count();
 

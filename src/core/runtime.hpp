@@ -30,6 +30,9 @@ struct runtime {
   thread_level level = thread_level::single;
   bool threaded = false;  // engine lock in use (MPI_THREAD_MULTIPLE)
   std::mutex engine_mutex;
+  // Threads spinning for the engine lock (engine_guard): the progress thread lets go of the lock
+  // between polls while this is non-zero, so application calls never queue behind it.
+  std::atomic<int> engine_contenders{0};
   std::atomic<bool> initialized{false};
   std::atomic<bool> finalized{false};
   void* main_thread = nullptr;
@@ -54,7 +57,7 @@ class engine_guard {
  public:
   engine_guard() : locked_(rt().threaded && !held()) {
     if (locked_) {
-      rt().engine_mutex.lock();
+      acquire();
       held() = true;
     }
   }
@@ -69,7 +72,7 @@ class engine_guard {
   }
   void lock() {
     if (locked_ && !held()) {
-      rt().engine_mutex.lock();
+      acquire();
       held() = true;
     }
   }
@@ -80,6 +83,14 @@ class engine_guard {
   }
 
  private:
+  // Holders keep the lock for short stretches (a poll, a start, a 64 KiB copy) and the other
+  // thread (often the progress thread, which lets go as soon as someone waits) releases it within
+  // microseconds, so spin for a while before blocking: a thread that blocks in the kernel is
+  // woken tens of microseconds after the release.
+  static void acquire() {
+    if (!rt().engine_mutex.try_lock()) acquire_contended();
+  }
+  static void acquire_contended();  // src/core/progress.cpp
   bool locked_;
 };
 

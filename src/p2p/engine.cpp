@@ -569,7 +569,6 @@ void start_send(request* r) {
   const int wr = r->c->world_rank(r->peer);
   r->peer_world = wr;
   ++e.pending_sends;
-  core::progress_inflight_add(1);
   if (wr == e.my_world) {
     self_send(r);
     return;
@@ -662,7 +661,6 @@ void finish_send_if_done(request* r) {
   if ((r->proto & (proto_data_out | proto_acked)) != (proto_data_out | proto_acked)) return;
   if (r->is_complete()) return;
   --eng().pending_sends;
-  core::progress_inflight_add(-1);
   complete_request(r);
 }
 

@@ -26,6 +26,9 @@ namespace {
 // Contexts agreed by comm.cpp are below 32768 (16384 pairs); the match handshake of a
 // communicator runs on ctx + match_ctx_offset, which no other traffic uses.
 constexpr uint32_t match_ctx_offset = 1u << 15;
+// Channels with a peer on another host (UCX) carry each start as an ordinary engine message on
+// ctx + wire_ctx_offset (also unused by anything else), tagged with the receiver's wire tag.
+constexpr uint32_t wire_ctx_offset = match_ctx_offset + 1;
 
 enum : uint8_t {
   pkt_mdata = pkt_matched_first,  // first fragment of a message: cookie = receiver channel, aux = 0
@@ -36,6 +39,7 @@ enum : uint8_t {
 
 constexpr uint32_t offer_sync = 1;
 constexpr uint32_t reply_gated = 1;
+constexpr uint32_t reply_remote = 2;  // the pair talks through engine messages (peer on another host)
 
 struct offer {
   uint64_t chan;   // sender's channel id
@@ -49,13 +53,14 @@ struct reply {
   uint64_t capacity;  // packed bytes the receive buffer holds
   uint64_t addr;      // receive buffer (contiguous receives), for single-copy writes; 0 otherwise
   uint32_t flags;
-  uint32_t pad;
+  uint32_t wire_tag;  // reply_remote: the tag the sender's messages carry on the wire context
 };
 
 struct early {
   char* data;
   uint64_t len;
   uint64_t got;
+  uint64_t cap;  // bytes allocated at data
 };
 
 struct channel {
@@ -65,6 +70,8 @@ struct channel {
   bool self = false;
   bool proc_null = false;
   bool gated = false;
+  bool remote = false;      // peer on another host: starts travel as engine messages (`wire`)
+  request* wire = nullptr;  // remote: the prepared internal send / receive every start restarts
   int peer_world = -1;
   uint64_t peer_chan = 0;
   // handshake
@@ -79,6 +86,7 @@ struct channel {
   bool ready = false;            // the receive is started and waits for its message
   bool rx_direct = false;        // the message arriving now goes straight into the receive buffer
   std::deque<early*> fifo;       // messages that arrived before their receive was started
+  early* spare = nullptr;        // the last delivered early arrival, reused by the next one
   request* self_wait = nullptr;  // self: a send waiting for this receive to start
   // sender
   uint32_t credits = 0;
@@ -125,11 +133,19 @@ const core::datatype* byte_type() {
   return core::predefined_datatype(0x247);
 }  // MPI_BYTE
 
+// A peer on another host (reached through UCX; with BATON_TRANSPORT=ucx every other rank).
+bool world_is_remote(int world) {
+  return world != eng().my_world && core::rt().local_of_world[static_cast<size_t>(world)] < 0;
+}
+
+// Wire tags of remote receive channels: never reused while the process lives (2^30 matches), so a
+// message left for a freed channel can't be taken by a later one.
+uint32_t g_next_wire_tag = 0;
+
 // ---- completion ----
 
 void send_finish(request* r) {
   --eng().pending_sends;
-  core::progress_inflight_add(-1);
   complete_request(r);
 }
 
@@ -161,9 +177,28 @@ void deliver_early(channel* ch) {
   recv_begin(ch, e->len);
   copy_in(r, 0, e->data, e->len);
   r->done = e->len;
-  std::free(e->data);
-  delete e;
+  if (ch->spare) {  // keep the larger buffer
+    early* drop = ch->spare->cap >= e->cap ? e : ch->spare;
+    if (drop == ch->spare) ch->spare = e;
+    std::free(drop->data);
+    delete drop;
+  } else {
+    ch->spare = e;
+  }
   recv_finish(ch);
+}
+
+// A buffer for an early arrival of `len` bytes: the spare one when it is large enough.
+early* early_new(channel* ch, uint64_t len) {
+  early* e = ch->spare;
+  if (e && e->cap >= len) {
+    ch->spare = nullptr;
+    e->len = len;
+    e->got = 0;
+    return e;
+  }
+  const uint64_t cap = len ? len : 1;
+  return new early{static_cast<char*>(std::malloc(cap)), len, 0, cap};
 }
 
 // Send to oneself: copy the started send into the started receive.
@@ -183,6 +218,37 @@ void self_deliver(request* s, channel* rc) {
   s->done = s->total;
   send_finish(s);
   recv_finish(rc);
+}
+
+// ---- remote channels: every start is one engine message on the wire context ----
+
+// The internal send of a start completed (the data left, or was received for a synchronous one).
+void on_wire_sent(request* q) {
+  auto* ch = static_cast<channel*>(q->ext);
+  request* r = ch->req;
+  r->status.error = q->status.error;
+  r->done = r->total;
+  complete_request(r);
+}
+
+// The internal receive of a start completed: report the matched sender's rank and tag.
+void on_wire_received(request* q) {
+  auto* ch = static_cast<channel*>(q->ext);
+  request* r = ch->req;
+  r->msg_len = q->msg_len;
+  r->status.source = ch->src_rank;
+  r->status.tag = ch->src_tag;
+  r->status.bytes = q->status.bytes;
+  r->status.error = q->status.error;
+  if (q->status.error == core::errc::truncate) {
+    r->status.error = core::error_set(core::errc::truncate,
+                                      "matched message of %llu bytes from rank %d (tag %d) truncated: the receive "
+                                      "buffer holds %llu bytes",
+                                      (unsigned long long)q->msg_len, ch->src_rank, ch->src_tag,
+                                      (unsigned long long)r->total);
+  }
+  r->done = r->status.bytes;
+  complete_request(r);
 }
 
 // ---- sending ----
@@ -227,8 +293,11 @@ void transmit(channel* ch) {
 
 void send_start(channel* ch) {
   request* r = ch->req;
+  if (ch->remote) {  // the internal send counts itself as pending
+    start_prepared(ch->wire);
+    return;
+  }
   ++eng().pending_sends;
-  core::progress_inflight_add(1);
   if (ch->self) {
     channel* rc = table_find(ch->peer_chan);
     if (!rc) {
@@ -252,6 +321,10 @@ void send_start(channel* ch) {
 }
 
 void recv_start(channel* ch) {
+  if (ch->remote) {
+    start_prepared(ch->wire);
+    return;
+  }
   if (ch->self) {
     ch->ready = true;
     if (request* s = ch->self_wait) {
@@ -301,9 +374,14 @@ void matched_on_destroy(request* r) {
   auto* ch = static_cast<channel*>(r->match);
   if (!ch) return;
   table_remove(ch->id);
+  if (ch->wire) release_prepared(ch->wire);  // complete: the request is inactive or just completed
   for (early* e : ch->fifo) {
     std::free(e->data);
     delete e;
+  }
+  if (ch->spare) {
+    std::free(ch->spare->data);
+    delete ch->spare;
   }
   delete ch;
   r->match = nullptr;
@@ -323,7 +401,7 @@ void rx_fragment(channel* ch, pkt_header* h) {
       ch->req->done = 0;
     } else {
       ch->rx_direct = false;
-      ch->fifo.push_back(new early{static_cast<char*>(std::malloc(len ? len : 1)), len, 0});
+      ch->fifo.push_back(early_new(ch, len));
     }
   }
   if (ch->rx_direct) {
@@ -370,6 +448,16 @@ void on_reply(request* q) {
     ch->peer_cap = ch->rep.capacity;
     ch->peer_addr = ch->rep.addr;
     ch->gated = ch->rep.flags & reply_gated;
+    if (ch->remote != bool(ch->rep.flags & reply_remote)) {
+      e = core::error_set(core::errc::intern, "matched send to rank %d: the two sides disagree on the transport",
+                          ch->req->peer);
+    } else if (ch->remote) {
+      request* r = ch->req;
+      ch->wire = prepare_internal(core::req_kind::send, r->buf, r->count, r->dt, r->peer,
+                                  static_cast<int>(ch->rep.wire_tag), r->c, r->c->ctx + wire_ctx_offset, on_wire_sent,
+                                  ch, 0);
+      if (r->mode == core::send_mode::synchronous) ch->wire->mode = core::send_mode::synchronous;
+    }
   }
   handshake_step_done(ch, e);
 }
@@ -391,13 +479,23 @@ void on_offer(request* q) {
   ch->src_tag = tag;
   ch->peer_world = r->c->world_rank(src);
   ch->self = ch->peer_world == en.my_world;
+  ch->remote = world_is_remote(ch->peer_world);
   ch->peer_chan = ch->off.chan;
-  ch->gated = !ch->self && ((ch->off.flags & offer_sync) || ch->off.bytes > en.eager_max ||
-                            ch->off.bytes > en.seg.slot_payload() * (en.seg.params().nslots / 2));
+  ch->gated = !ch->self && !ch->remote &&
+              ((ch->off.flags & offer_sync) || ch->off.bytes > en.eager_max ||
+               ch->off.bytes > en.seg.slot_payload() * (en.seg.params().nslots / 2));
   ch->rep.chan = ch->id;
   ch->rep.capacity = static_cast<uint64_t>(r->count) * static_cast<uint64_t>(r->dt->size());
-  ch->rep.addr = r->dt->is_contiguous() ? reinterpret_cast<uint64_t>(static_cast<char*>(r->buf) + r->dt->true_lb()) : 0;
+  ch->rep.addr = !ch->remote && r->dt->is_contiguous()
+                     ? reinterpret_cast<uint64_t>(static_cast<char*>(r->buf) + r->dt->true_lb())
+                     : 0;
   ch->rep.flags = ch->gated ? reply_gated : 0;
+  if (ch->remote) {
+    ch->rep.flags |= reply_remote;
+    ch->rep.wire_tag = g_next_wire_tag++ & 0x3fffffffu;
+    ch->wire = prepare_internal(core::req_kind::recv, r->buf, r->count, r->dt, src, static_cast<int>(ch->rep.wire_tag),
+                                r->c, r->c->ctx + wire_ctx_offset, on_wire_received, ch, 0);
+  }
   (void)start_internal(core::req_kind::send, &ch->rep, sizeof(reply), byte_type(), src, ch->off.reply_tag, r->c,
                        r->c->ctx + match_ctx_offset, on_internal_sent, ch, 0);
 }
@@ -420,24 +518,10 @@ errc match_begin(request* r, void (*done)(void*, errc), void* arg) {
     handshake_step_done(ch, errc::success);
     return errc::success;
   }
-  // Matched channels move data through this host's shared memory. A peer on another host (UCX
-  // transport) is refused before any handshake starts, so neither side waits for the other; a
-  // wildcard receive only ever meets offers from this host, since remote senders never offer.
-  if (r->peer != any_source) {
-    const int pw = r->c->world_rank(r->peer);
-    if (pw != eng().my_world && core::rt().local_of_world[static_cast<size_t>(pw)] < 0) {
-      table_remove(ch->id);
-      r->match = nullptr;
-      delete ch;
-      return core::error_set(core::errc::unsupported_operation,
-                             "rank %d of the communicator is on another host: matched (queued) requests "
-                             "work between ranks of one host only",
-                             r->peer);
-    }
-  }
   if (ch->send) {
     ch->peer_world = r->c->world_rank(r->peer);
     ch->self = ch->peer_world == eng().my_world;
+    ch->remote = world_is_remote(ch->peer_world);
     ch->off.chan = ch->id;
     ch->off.bytes = static_cast<uint64_t>(r->count) * static_cast<uint64_t>(r->dt->size());
     ch->off.reply_tag = -16 - static_cast<int32_t>(static_cast<uint32_t>(ch->id) & 0x3fffffffu);

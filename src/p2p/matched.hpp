@@ -16,7 +16,12 @@
 //   for a credit, then writes the data into the receive buffer with process_vm_writev (single
 //   copy, both buffers contiguous) and sends a FIN, or streams it through the ring. Data never
 //   lands in a receive buffer before its receive is started;
-// - self: the send copies into the receive when that is started, or waits for it.
+// - self: the send copies into the receive when that is started, or waits for it;
+// - remote (the peer is on another host, reached through UCX): the receiver's answer carries a
+//   wire tag (from a per-process counter, never reused); both sides prepare one internal request
+//   at match time on ctx + 32769 (unused by anything else) with that tag, and every start
+//   restarts it, so the data travels as an ordinary engine message (eager or UCX rendezvous) that
+//   only this channel's receive can match, and lands only once the receive is started.
 //
 // Channel ids are (generation << 32 | index) into a table, so a packet for a freed channel is
 // dropped instead of touching freed memory. A matched request's start goes through its

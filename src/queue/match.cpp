@@ -142,6 +142,16 @@ errc match_requests(request* const* rs, int n, core::comm* c, request** out) {
       if (!seen.insert(rs[i]).second)
         return core::error_set(errc::request, "request %d of %d appears twice in the array", i, n);
   }
+  // Device-memory buffers get their staging now, before the match exchanges buffer addresses.
+  for (int i = 0; i < n; ++i) {
+    if (is_persistent_collective(rs[i])) continue;
+    if (errc e = cuda_stage(rs[i]); e != errc::success) {
+      for (int j = 0; j < i; ++j)
+        if (rs[j]->device_stage) core::device_stage_release(rs[j]);
+      if (n > 1) return core::error_set(e, "request %d of %d: %s", i, n, core::error_message().c_str());
+      return e;
+    }
+  }
   request* mr = core::request_new(core::req_kind::match);
   mr->ops = &match_request_ops;
   mr->active = true;

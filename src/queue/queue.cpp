@@ -31,7 +31,16 @@ errc take_error(queue* q) {
 }
 
 // Executes what the head of a standard or cuda queue allows. True if anything executed.
-bool advance(queue* q) {
+bool advance_slow(queue* q);
+inline bool advance(queue* q) {
+  // The common case on a poll: the head is a wait whose request has not completed.
+  if (q->ops.empty()) return false;
+  const op& h = q->ops.front();
+  if (h.kind == op::wait && !h.r->is_complete()) return false;
+  return advance_slow(q);
+}
+
+bool advance_slow(queue* q) {
   if (q->advancing) return false;  // re-entered from a start that drives progress
   q->advancing = true;
   bool moved = false;
@@ -64,6 +73,7 @@ bool queue_poll() {
     moved |= advance(q);
     if (q->ops.empty()) {
       q->listed = false;
+      if (q->cu) core::progress_unbelled().fetch_sub(1, std::memory_order_relaxed);
       g_listed[i] = g_listed.back();
       g_listed.pop_back();
     } else {
@@ -78,6 +88,7 @@ void unlist(queue* q) {
   if (!q->listed) return;
   g_listed.erase(std::remove(g_listed.begin(), g_listed.end(), q), g_listed.end());
   q->listed = false;
+  if (q->cu) core::progress_unbelled().fetch_sub(1, std::memory_order_relaxed);
 }
 
 // ---- thread type: the host executor ----
@@ -141,7 +152,7 @@ void executor_wait_idle(queue* q) {
 
 // ---- checks (no side effects) ----
 
-errc check_start(queue* q, const request* r) {
+inline errc check_start(queue* q, const request* r) {
   if (r->kind == core::req_kind::grequest)
     return core::error_set(errc::request, "a generalized request cannot be enqueued");
   if (!r->persistent)
@@ -151,6 +162,10 @@ errc check_start(queue* q, const request* r) {
     return core::error_set(errc::request, r->match
                                               ? "the request's match has not completed yet (MPI_Imatch pending)"
                                               : "the request is not matched (call MPI_Match or MPI_Matchall first)");
+  if (r->device_stage && q->type != queue_type::cuda)
+    return core::error_set(errc::buffer,
+                           "the request's buffer is CUDA device memory: it can only be enqueued on a queue of "
+                           "type MPIX_QUEUE_TYPE_CUDA");
   if (!r->queue) {
     if (r->active)
       return core::error_set(errc::request,
@@ -165,7 +180,7 @@ errc check_start(queue* q, const request* r) {
   return errc::success;
 }
 
-errc check_wait(queue* q, const request* r) {
+inline errc check_wait(queue* q, const request* r) {
   if (!r->queue) {
     if (!r->persistent || !r->match_done)
       return core::error_set(errc::request,
@@ -212,6 +227,8 @@ void queue_list(queue* q) {
   if (q->listed) return;
   q->listed = true;
   g_listed.push_back(q);
+  // The stream writes the counters a CUDA queue waits on; nothing rings the doorbell for them.
+  if (q->cu) core::progress_unbelled().fetch_add(1, std::memory_order_relaxed);
 }
 
 void execute_start(queue* q, request* r) {
@@ -229,15 +246,20 @@ void execute_start(queue* q, request* r) {
   }
 }
 
-void complete_wait(queue* q, const op& o) {
-  request* r = o.r;
-  if (o.write && o.status) o.write(r->status, o.status, o.set_error);
+namespace {
+inline void finish_wait(queue* q, request* r, void* status, status_writer w, bool set_error) {
+  if (w && status) w(r->status, status, set_error);
   if (r->status.error != errc::success) keep_error(q, r->status.error, "an enqueued operation completed with an error");
   r->active = false;
   if (++r->q_done == r->q_starts) {
     r->queue = nullptr;
     r->q_starts = r->q_waits = r->q_done = 0;
   }
+}
+}  // namespace
+
+void complete_wait(queue* q, const op& o) {
+  finish_wait(q, o.r, o.status, o.write, o.set_error);
 }
 
 bool queue_valid(const queue* q) {
@@ -317,12 +339,35 @@ op make_op(op::kind_t k, request* r) {
 
 errc enqueue_start(queue* q, request* const* rs, int n) {
   core::engine_guard g;
-  if (errc e = take_error(q); e != errc::success) return e;
-  if (errc e = check_all(q, rs, n, check_start); e != errc::success) return e;
+  if (q->async_error != errc::success) return take_error(q);
+  if (errc e = check_all(q, rs, n, [](queue* qq, const request* r) { return check_start(qq, r); }); e != errc::success) return e;
   if (n == 0) return errc::success;
+  if (q->type == queue_type::standard) {
+    // A head wait whose request completed since the last call leaves now, so that a queue whose
+    // earlier operations are all done takes the fast path below.
+    if (!q->ops.empty()) advance(q);
+    if (q->ops.empty()) {
+      // Nothing earlier is pending: an enqueued start is MPI_Start (no operation record).
+      for (int i = 0; i < n; ++i) {
+        rs[i]->queue = q;
+        ++rs[i]->q_starts;
+        execute_start(q, rs[i]);
+      }
+      return errc::success;
+    }
+    // The head is a wait whose request has not completed: the starts wait their turn.
+    for (int i = 0; i < n; ++i) {
+      rs[i]->queue = q;
+      ++rs[i]->q_starts;
+      q->ops.push_back(make_op(op::start, rs[i]));
+    }
+    queue_list(q);
+    core::progress_new_work();
+    return errc::success;
+  }
   uint32_t seq = 0;
   if (q->cu) {
-    if (errc e = cuda_record_starts(q, n, &seq); e != errc::success) return e;
+    if (errc e = cuda_record_starts(q, rs, n, &seq); e != errc::success) return e;
   }
   for (int i = 0; i < n; ++i) {
     rs[i]->queue = q;
@@ -337,14 +382,9 @@ errc enqueue_start(queue* q, request* const* rs, int n) {
     x.work_cv.notify_one();
     return errc::success;
   }
-  if (q->type == queue_type::standard && q->ops.empty()) {
-    // Nothing earlier is pending: an enqueued start is MPI_Start.
-    for (int i = 0; i < n; ++i) execute_start(q, rs[i]);
-    return errc::success;
-  }
   for (int i = 0; i < n; ++i) {
     q->ops.push_back(make_op(op::start, rs[i]));
-    q->ops.back().seq = q->cu ? seq + static_cast<uint32_t>(i) : 0;
+    q->ops.back().seq = seq + static_cast<uint32_t>(i);
   }
   queue_list(q);
   advance(q);
@@ -352,34 +392,58 @@ errc enqueue_start(queue* q, request* const* rs, int n) {
   return errc::success;
 }
 
-errc enqueue_wait(queue* q, request* const* rs, void* const* statuses, int n, status_writer w, bool set_error) {
+errc enqueue_wait(queue* q, request* const* rs, void* statuses, size_t stride, int n, status_writer w,
+                  bool set_error) {
   core::engine_guard g;
-  if (errc e = take_error(q); e != errc::success) return e;
-  if (errc e = check_all(q, rs, n, check_wait); e != errc::success) return e;
+  if (q->async_error != errc::success) return take_error(q);
+  if (errc e = check_all(q, rs, n, [](queue* qq, const request* r) { return check_wait(qq, r); }); e != errc::success) return e;
   if (n == 0) return errc::success;
-  uint32_t seq = 0;
-  if (q->cu) {
-    if (errc e = cuda_record_wait(q, &seq); e != errc::success) return e;
-  }
-  auto make = [&](int i) {
+  auto make = [&](int i, uint32_t seq) {
     op o = make_op(op::wait, rs[i]);
-    o.status = statuses ? statuses[i] : nullptr;
+    o.status = statuses ? static_cast<char*>(statuses) + static_cast<size_t>(i) * stride : nullptr;
     o.write = w;
     o.set_error = set_error;
     o.seq = i == n - 1 ? seq : 0;  // cuda: the stream goes on after the last wait of the call
     return o;
   };
+  if (q->type == queue_type::standard) {
+    int i = 0;
+    if (q->ops.empty()) {
+      // Every earlier operation is done: waits whose requests already completed complete now
+      // (in order, no operation record); the first that has not, and everything after it, go on
+      // the queue.
+      for (; i < n && rs[i]->is_complete(); ++i) {
+        ++rs[i]->q_waits;
+        finish_wait(q, rs[i], statuses ? static_cast<char*>(statuses) + static_cast<size_t>(i) * stride : nullptr, w,
+                    set_error);
+      }
+      if (i == n) return errc::success;
+    }
+    for (; i < n; ++i) {
+      ++rs[i]->q_waits;
+      q->ops.push_back(make(i, 0));
+    }
+    queue_list(q);
+    return errc::success;
+  }
   for (int i = 0; i < n; ++i) ++rs[i]->q_waits;
+  uint32_t seq = 0;
+  if (q->cu) {
+    if (errc e = cuda_record_wait(q, rs, n, &seq); e != errc::success) {
+      for (int i = 0; i < n; ++i) --rs[i]->q_waits;
+      return e;
+    }
+  }
   if (q->type == queue_type::thread) {
     executor& x = *q->ex;
     {
       std::lock_guard<std::mutex> lk(x.m);
-      for (int i = 0; i < n; ++i) x.tasks.push_back(make(i));
+      for (int i = 0; i < n; ++i) x.tasks.push_back(make(i, seq));
     }
     x.work_cv.notify_one();
     return errc::success;
   }
-  for (int i = 0; i < n; ++i) q->ops.push_back(make(i));
+  for (int i = 0; i < n; ++i) q->ops.push_back(make(i, seq));
   queue_list(q);
   advance(q);  // completion begins now; the poller finishes it
   return errc::success;
@@ -407,10 +471,10 @@ errc queue_fence(queue* q) {
     executor_wait_idle(q);
   } else {
     core::engine_guard g;
-    core::progress_wait(g, [q] {
-      advance(q);
-      return q->ops.empty();
-    });
+    // The queue is listed while it has operations, so the queue poller advances it on every
+    // progress poll.
+    advance(q);
+    core::progress_wait(g, [q] { return q->ops.empty(); });
     if (q->cu) {
       if (errc e = cuda_fence_stream(q); e != errc::success) return e;
     }

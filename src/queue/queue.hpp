@@ -49,6 +49,9 @@ using core::request;
 // Starts matching rs[0..n) (checked first, all of them: a bad one matches none) and returns the
 // match request in *out (kind match, nonpersistent, refuses MPI_Cancel). `c` is the communicator
 // the request reports errors to (the first request's).
+// At MPI_Match: a point-to-point request whose buffer is CUDA device memory gets a pinned host
+// staging buffer (request::device_stage, queue_cuda.cpp); errc::buffer for a non-contiguous one.
+[[nodiscard]] errc cuda_stage(request* r);
 [[nodiscard]] errc match_requests(request* const* rs, int n, core::comm* c, request** out);
 
 // ---- queues ----
@@ -70,7 +73,8 @@ bool queue_valid(const queue* q);
 [[nodiscard]] errc queue_destroy(queue* q);
 // Enqueue n starts / waits; each request is checked first (a bad one enqueues nothing).
 [[nodiscard]] errc enqueue_start(queue* q, request* const* rs, int n);
-[[nodiscard]] errc enqueue_wait(queue* q, request* const* rs, void* const* statuses, int n, status_writer w,
+// statuses: the caller's status objects, `stride` bytes apart (nullptr: ignored).
+[[nodiscard]] errc enqueue_wait(queue* q, request* const* rs, void* statuses, size_t stride, int n, status_writer w,
                                 bool set_error);
 // A host function, in order with the queue's other operations (thread type only).
 [[nodiscard]] errc enqueue_host(queue* q, void (*fn)(void*), void* arg);

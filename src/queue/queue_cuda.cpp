@@ -8,6 +8,15 @@
 // poller, having completed that wait in queue order, stores m. Nothing blocks inside a host
 // callback, and the stream never waits on anything but a memory word.
 //
+// Device memory: a matched send or receive whose buffer is CUDA device memory (found at MPI_Match
+// with cuPointerGetAttribute, contiguous datatypes) gets a pinned host staging buffer that stands
+// in for it in the match and in every transfer (r->device_stage). A CUDA queue then records the
+// copies on the stream: device-to-staging before a send's trigger write (so the start sees what
+// the kernels before it wrote), staging-to-device after the wait (so the kernels after it see the
+// received data). Stream order keeps the staging buffer from being reused early: a request is
+// re-enqueued only after its wait, so its next copy follows the previous transfer's completion.
+// Such requests start only through CUDA queues (MPI_Start and other queue types refuse them).
+//
 // Progress: the poller runs in every MPI call that drives progress and in the progress thread,
 // which creating a CUDA queue starts (with the engine lock), so a program may sit in
 // cudaStreamSynchronize while the communication proceeds. Buffers must be host-accessible
@@ -17,6 +26,7 @@
 // The driver is loaded at run time (dlopen libcuda.so.1), so the library builds with the toolkit's
 // headers only and runs on machines without a GPU; creating a CUDA queue there fails with
 // MPI_ERR_UNSUPPORTED_OPERATION and a message saying why.
+#include "core/datatype.hpp"
 #include "core/progress.hpp"
 #include "core/runtime.hpp"
 #include "queue/queue_internal.hpp"
@@ -39,12 +49,20 @@ errc cuda_create(queue*) {
                          "MPIX_QUEUE_TYPE_CUDA is not available: Baton was built without the CUDA toolkit");
 }
 void cuda_destroy(queue*) {}
-errc cuda_record_starts(queue*, int, uint32_t*) {
+errc cuda_record_starts(queue*, request* const*, int, uint32_t*) {
   return errc::unsupported_operation;
 }
-errc cuda_record_wait(queue*, uint32_t*) {
+errc cuda_record_wait(queue*, request* const*, int, uint32_t*) {
   return errc::unsupported_operation;
 }
+errc cuda_stage(request*) {
+  return errc::success;  // without CUDA there is no device memory
+}
+}  // namespace baton::queue
+namespace baton::core {
+void device_stage_release(request*) {}
+}  // namespace baton::core
+namespace baton::queue {
 bool cuda_start_ready(queue*, const op&) {
   return true;
 }
@@ -68,6 +86,9 @@ struct driver {
   decltype(&::cuStreamWaitValue32) stream_wait_value32 = nullptr;
   decltype(&::cuStreamSynchronize) stream_synchronize = nullptr;
   decltype(&::cuGetErrorString) get_error_string = nullptr;
+  decltype(&::cuPointerGetAttribute) pointer_get_attribute = nullptr;
+  decltype(&::cuMemcpyDtoHAsync) memcpy_dtoh_async = nullptr;
+  decltype(&::cuMemcpyHtoDAsync) memcpy_htod_async = nullptr;
 };
 
 template <class F>
@@ -88,7 +109,10 @@ driver& drv() {
               sym(h, "cuMemHostGetDevicePointer_v2", &x.mem_host_get_device_pointer) &&
               sym(h, "cuMemFreeHost", &x.mem_free_host) && sym(h, "cuStreamWriteValue32_v2", &x.stream_write_value32) &&
               sym(h, "cuStreamWaitValue32_v2", &x.stream_wait_value32) &&
-              sym(h, "cuStreamSynchronize", &x.stream_synchronize) && sym(h, "cuGetErrorString", &x.get_error_string);
+              sym(h, "cuStreamSynchronize", &x.stream_synchronize) && sym(h, "cuGetErrorString", &x.get_error_string) &&
+              sym(h, "cuPointerGetAttribute", &x.pointer_get_attribute) &&
+              sym(h, "cuMemcpyDtoHAsync_v2", &x.memcpy_dtoh_async) &&
+              sym(h, "cuMemcpyHtoDAsync_v2", &x.memcpy_htod_async);
     if (!ok) {
       x.why = "the CUDA driver lacks the stream memory operations (cuStreamWaitValue32_v2)";
       return x;
@@ -105,7 +129,74 @@ const char* cu_err(CUresult r) {
   return s ? s : "unknown CUDA error";
 }
 
+
+// The staging of a device-memory buffer (request::device_stage).
+struct stage {
+  CUdeviceptr dev = 0;  // the user's buffer (at its true lower bound)
+  void* host = nullptr;  // pinned host memory of the same size
+  size_t bytes = 0;
+  void* user_buf = nullptr;  // the request's buffer before staging
+};
+
+bool is_device_memory(driver& d, const void* p) {
+  unsigned int type = 0;
+  if (d.pointer_get_attribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, reinterpret_cast<CUdeviceptr>(p)) !=
+          CUDA_SUCCESS ||
+      type != CU_MEMORYTYPE_DEVICE)
+    return false;  // not known to CUDA (plain host memory) or host memory
+  unsigned int managed = 0;
+  if (d.pointer_get_attribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, reinterpret_cast<CUdeviceptr>(p)) ==
+          CUDA_SUCCESS &&
+      managed)
+    return false;  // managed memory: the CPU reads and writes it directly
+  return true;
+}
+
 }  // namespace
+
+errc cuda_stage(request* r) {
+  if (r->device_stage || !r->buf || r->count == 0 || !r->dt || r->dt->size() == 0) return errc::success;
+  // Device memory exists only in a process that loaded the CUDA driver: programs that never did
+  // don't load it here.
+  void* loaded = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  if (!loaded) return errc::success;
+  dlclose(loaded);
+  driver& d = drv();
+  if (!d.loaded) return errc::success;
+  char* at = static_cast<char*>(r->buf) + r->dt->true_lb();
+  if (!is_device_memory(d, at)) return errc::success;
+  if (!r->dt->is_contiguous())
+    return core::error_set(errc::buffer,
+                           "the buffer is CUDA device memory and the datatype is not contiguous: device buffers "
+                           "of matched requests need a contiguous datatype");
+  auto* st = new stage;
+  st->dev = reinterpret_cast<CUdeviceptr>(at);
+  st->bytes = static_cast<size_t>(r->count) * static_cast<size_t>(r->dt->size());
+  if (CUresult e = d.mem_host_alloc(&st->host, st->bytes, CU_MEMHOSTALLOC_PORTABLE); e != CUDA_SUCCESS) {
+    const size_t bytes = st->bytes;
+    delete st;
+    return core::error_set(errc::no_mem, "staging buffer for a device-memory request (%zu bytes): %s", bytes,
+                           cu_err(e));
+  }
+  st->user_buf = r->buf;
+  r->buf = static_cast<char*>(st->host) - r->dt->true_lb();
+  r->device_stage = st;
+  return errc::success;
+}
+
+}  // namespace baton::queue
+
+namespace baton::core {
+void device_stage_release(request* r) {
+  auto* st = static_cast<queue::stage*>(r->device_stage);
+  queue::drv().mem_free_host(st->host);
+  r->buf = st->user_buf;
+  r->device_stage = nullptr;
+  delete st;
+}
+}  // namespace baton::core
+
+namespace baton::queue {
 
 struct cuda_state {
   CUstream stream = nullptr;
@@ -147,11 +238,18 @@ void cuda_destroy(queue* q) {
   q->cu = nullptr;
 }
 
-errc cuda_record_starts(queue* q, int n, uint32_t* first) {
+errc cuda_record_starts(queue* q, request* const* rs, int n, uint32_t* first) {
   cuda_state& s = *q->cu;
   driver& d = drv();
   const uint32_t base = s.next_trigger;
   for (int i = 0; i < n; ++i) {
+    if (auto* st = static_cast<stage*>(rs[i]->device_stage); st && rs[i]->kind == core::req_kind::send) {
+      // The data as the kernels before this start left it.
+      if (CUresult r = d.memcpy_dtoh_async(st->host, st->dev, st->bytes, s.stream); r != CUDA_SUCCESS) {
+        if (i > 0) s.next_trigger = base + static_cast<uint32_t>(i);
+        return core::error_set(errc::other, "MPIX_QUEUE_TYPE_CUDA: cuMemcpyDtoHAsync: %s", cu_err(r));
+      }
+    }
     // A start triggers when the stream has written its value (stream order: after earlier work).
     CUresult r =
         d.stream_write_value32(s.stream, s.dev, base + 1 + static_cast<uint32_t>(i), CU_STREAM_WRITE_VALUE_DEFAULT);
@@ -165,12 +263,20 @@ errc cuda_record_starts(queue* q, int n, uint32_t* first) {
   return errc::success;
 }
 
-errc cuda_record_wait(queue* q, uint32_t* seq) {
+errc cuda_record_wait(queue* q, request* const* rs, int n, uint32_t* seq) {
   cuda_state& s = *q->cu;
-  CUresult r = drv().stream_wait_value32(s.stream, s.dev + 64, s.next_done + 1, CU_STREAM_WAIT_VALUE_GEQ);
+  driver& d = drv();
+  CUresult r = d.stream_wait_value32(s.stream, s.dev + 64, s.next_done + 1, CU_STREAM_WAIT_VALUE_GEQ);
   if (r != CUDA_SUCCESS)
     return core::error_set(errc::other, "MPIX_QUEUE_TYPE_CUDA: cuStreamWaitValue32: %s", cu_err(r));
   *seq = ++s.next_done;
+  for (int i = 0; i < n; ++i) {
+    // Received data into the device buffer, before the kernels enqueued after this wait.
+    if (auto* st = static_cast<stage*>(rs[i]->device_stage); st && rs[i]->kind == core::req_kind::recv) {
+      if (CUresult e = d.memcpy_htod_async(st->dev, st->host, st->bytes, s.stream); e != CUDA_SUCCESS)
+        return core::error_set(errc::other, "MPIX_QUEUE_TYPE_CUDA: cuMemcpyHtoDAsync: %s", cu_err(e));
+    }
+  }
   return errc::success;
 }
 

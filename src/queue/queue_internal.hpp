@@ -12,15 +12,20 @@
 
 namespace baton::queue {
 
+// One enqueued operation: 32 bytes.
 struct op {
   enum kind_t : uint8_t { start, wait, host } kind = start;
   bool set_error = false;  // wait: also set the status's MPI_ERROR (waitall)
-  request* r = nullptr;
-  void* status = nullptr;  // wait: the caller's status object (nullptr: ignored)
-  status_writer write = nullptr;
-  void (*fn)(void*) = nullptr;  // host
-  void* arg = nullptr;
-  uint32_t seq = 0;  // cuda: trigger value (start) / completion value to publish (wait)
+  uint32_t seq = 0;        // cuda: trigger value (start) / completion value to publish (wait)
+  union {
+    request* r = nullptr;  // start, wait
+    void (*fn)(void*);     // host
+  };
+  union {
+    void* status = nullptr;  // wait: the caller's status object (nullptr: ignored)
+    void* arg;               // host
+  };
+  status_writer write = nullptr;  // wait
 };
 
 // FIFO of operations: a circular buffer that grows by doubling and never shrinks, so a queue in
@@ -90,8 +95,10 @@ void cuda_destroy(queue* q);
 // Records on the stream: one trigger write per start (values *first, *first + 1, ...), or one
 // wait for the completion value *seq (published when the last wait of the call completes).
 // Engine lock held; nothing is recorded on failure.
-[[nodiscard]] errc cuda_record_starts(queue* q, int n, uint32_t* first);
-[[nodiscard]] errc cuda_record_wait(queue* q, uint32_t* seq);
+// Device-memory requests (request::device_stage) get their copies recorded beside: before the
+// trigger of a send, after the wait for a receive.
+[[nodiscard]] errc cuda_record_starts(queue* q, request* const* rs, int n, uint32_t* first);
+[[nodiscard]] errc cuda_record_wait(queue* q, request* const* rs, int n, uint32_t* seq);
 // Head op may execute now (start: the stream reached it).
 bool cuda_start_ready(queue* q, const op& o);
 // A wait completed: publish its value so the stream goes on.

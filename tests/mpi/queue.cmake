@@ -5,6 +5,11 @@
 # early arrivals), default queues (ring rounds with fences, many queues at once), matched requests
 # through MPI_Start/MPI_Wait
 add_mpi_test(NAME queue_match SOURCES queue_match.c NP 1 2 3 4 8 TIMEOUT 90 LABELS queue)
+# matched channels on any transport (with BATON_TRANSPORT=ucx and in the two-host runs the starts
+# travel as engine messages): sends running ahead of their receives (eager and rendezvous sizes,
+# nothing lands before the receive starts), synchronous mode, no collision with an ordinary
+# wildcard receive, truncation through a queue, the ring of Example 13.1
+add_mpi_test(NAME queue_wire SOURCES queue_wire.c NP 2 3 4 8 TIMEOUT 90 LABELS queue)
 # the same with the progress thread advancing queues beside the application thread
 add_mpi_test(NAME queue_match_async SOURCES queue_match.c NP 2 4 TIMEOUT 90 LABELS queue async
              ENV BATON_ASYNC_PROGRESS=1)
@@ -28,8 +33,11 @@ add_mpi_test(NAME queue_thread SOURCES queue_thread.c NP 1 2 3 4 8 TIMEOUT 90 LA
 if(CUDAToolkit_FOUND)
   add_mpi_test(NAME queue_cuda SOURCES queue_cuda.c NP 1 2 4 TIMEOUT 90 LABELS queue cuda)
   target_link_libraries(mpitest_queue_cuda PRIVATE CUDA::cudart)
+  # Device-memory buffers written and read by kernels (compiled at run time with NVRTC).
+  add_mpi_test(NAME queue_cuda_device SOURCES queue_cuda_device.c NP 1 2 4 TIMEOUT 90 LABELS queue cuda)
+  target_link_libraries(mpitest_queue_cuda_device PRIVATE CUDA::cudart CUDA::nvrtc)
   foreach(np 1 2 4)
-    set_tests_properties(queue_cuda.np${np} PROPERTIES SKIP_RETURN_CODE 77)
+    set_tests_properties(queue_cuda.np${np} queue_cuda_device.np${np} PROPERTIES SKIP_RETURN_CODE 77)
   endforeach()
 endif()
 

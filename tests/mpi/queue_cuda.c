@@ -11,7 +11,7 @@
 #include <mpi.h>
 #include <unistd.h>
 
-#include "mpitest.h"
+#include "cuda_test.h"
 
 enum { N = 512, NITER = 40, NQ = 2 };
 
@@ -23,20 +23,8 @@ static void CUDART_CB slow(void* arg)
 
 int main(int argc, char** argv)
 {
-    MPI_Init(&argc, &argv);
-    mpitest_init();
-    int rank, size, ndev = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    int have = cudaGetDeviceCount(&ndev) == cudaSuccess && ndev > 0;
-    int all_have = 0;
-    MPI_Allreduce(&have, &all_have, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (!all_have) {
-        if (rank == 0) printf("SKIP queue_cuda: no CUDA device on this machine (cudaGetDeviceCount)\n");
-        MPI_Finalize();
-        return 77;
-    }
-    CHECK(cudaSetDevice(rank % ndev) == cudaSuccess, "cudaSetDevice");
+    int rank, size;
+    cuda_test_init(&argc, &argv, "queue_cuda", &rank, &size);
     int right = (rank + 1) % size, left = (rank - 1 + size) % size;
     cudaStream_t st[NQ];
     MPI_Queue q[NQ];

@@ -1,0 +1,13 @@
+# Nonblocking collectives driven by the progress thread alone while every rank sleeps outside MPI
+# (included by tests/mpi/CMakeLists.txt).
+add_mpi_test(NAME coll_async_idle SOURCES coll_async_idle.c NP 2 3 4 TIMEOUT 120 LABELS coll async
+             ENV BATON_ASYNC_PROGRESS=1)
+# Without the thread nothing moves while the ranks sleep: the check must fail, with its message.
+# Registered directly (not through add_mpi_test), so the runs across launchers and hosts, which
+# expect every test to pass, leave it out.
+add_test(NAME coll_async_idle_nothread.np2
+         COMMAND ${CMAKE_BINARY_DIR}/bin/mpiexec -n 2 --timeout 60 $<TARGET_FILE:mpitest_coll_async_idle>)
+set_tests_properties(coll_async_idle_nothread.np2 PROPERTIES
+  TIMEOUT 75 LABELS "mpi;np2;coll;async" PROCESSORS 1
+  ENVIRONMENT "BATON_ASYNC_PROGRESS=0;BATON_TEST_IDLE_MS=200"
+  PASS_REGULAR_EXPRESSION "did not complete within")
