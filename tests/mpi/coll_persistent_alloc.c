@@ -214,9 +214,13 @@ int main(int argc, char** argv) {
   cycles(&req, 1, "allreduce 8 B", prep_allreduce, check_allreduce);
   CHECK_MPI(MPI_Request_free(&req));
 
-  CHECK_MPI(MPI_Reduce_init(&rsend, &rrecv, 1, MPI_LONG, MPI_SUM, size - 1, MPI_COMM_WORLD, MPI_INFO_NULL, &req));
-  cycles(&req, 1, "reduce 8 B", prep_reduce, check_reduce);
-  CHECK_MPI(MPI_Request_free(&req));
+  /* reduce leaves finish before the root, so, as for bcast, a barrier keeps them from running
+   * ahead (on the message path their early messages would grow the unexpected pools) */
+  CHECK_MPI(MPI_Reduce_init(&rsend, &rrecv, 1, MPI_LONG, MPI_SUM, size - 1, MPI_COMM_WORLD, MPI_INFO_NULL, &pair[0]));
+  CHECK_MPI(MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &pair[1]));
+  cycles(pair, 2, "reduce 8 B + barrier", prep_reduce, check_reduce);
+  CHECK_MPI(MPI_Request_free(&pair[0]));
+  CHECK_MPI(MPI_Request_free(&pair[1]));
 
   mid_b = (int*)mpitest_malloc(sizeof(int) * mid);
   CHECK_MPI(MPI_Bcast_init(mid_b, mid, MPI_INT, 1 % size, MPI_COMM_WORLD, MPI_INFO_NULL, &pair[0]));
