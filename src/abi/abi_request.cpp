@@ -73,6 +73,14 @@ void poll_once() {
   core::progress_poll();
 }
 
+// MPI_Test of one request: a kind that can move itself on (request_ops::on_poll) tries that
+// first, then the whole engine polls once.
+void poll_once(core::request* r) {
+  core::engine_guard g;
+  if (r->ops && r->ops->on_poll && r->ops->on_poll(r)) return;
+  core::progress_poll();
+}
+
 MPI_Status* status_at(MPI_Status* array, int i) { return array == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &array[i]; }
 
 }  // namespace
@@ -119,7 +127,7 @@ int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   }
   core::comm* c = r->c;
   return call("MPI_Test", c, [&] {
-    if (!r->is_complete()) poll_once();
+    if (!r->is_complete()) poll_once(r);
     *flag = r->is_complete();
     if (!*flag) return errc::success;
     return retire(request, status);

@@ -40,6 +40,9 @@ struct coll_args {
   const core::datatype* rtype = nullptr;
   const core::op* op = nullptr;
   int root = 0;
+  // A persistent init: the buffers are bound for the operation's life and shared-memory steps get
+  // a region of the operation's own, sized for it (predicates may allow larger messages).
+  bool persistent = false;
   // Vector forms (gatherv, scatterv, allgatherv, alltoallv/w, reduce_scatter): per-rank counts
   // and displacements (in elements of the side's type; in bytes for alltoallw), and per-rank
   // types (alltoallw). Only valid while the plan is built: algorithms copy what they need.

@@ -4,7 +4,9 @@
 #include <cstring>
 #include <string>
 
+#include "coll/shm_region.hpp"
 #include "core/comm.hpp"
+#include "core/datatype.hpp"
 #include "core/info.hpp"
 #include "core/progress.hpp"
 #include "core/runtime.hpp"
@@ -12,6 +14,12 @@
 namespace baton::coll {
 
 namespace {
+
+// Flag slots of a persistent operation's own region: a start may publish while peers still read
+// the data of the previous three (a bcast root runs ahead of its receivers). Data that travels in
+// the flag's cache line costs no buffer: 16 slots, so that readers store done every 8th start.
+constexpr int persistent_shm_slots = 4;
+constexpr int persistent_shm_slots_inline = 16;
 
 // What a persistent collective request keeps (request::ext).
 struct pcoll {
@@ -76,7 +84,13 @@ void destroy(core::request* q) {
   q->ext = nullptr;
 }
 
-const core::request_ops pcoll_ops{refuse_active_free, refuse_cancel, start, destroy};
+// A waiter's fast path: the run's own shared-memory steps first, without polling everything.
+bool try_finish(core::request* q) {
+  auto* pc = static_cast<pcoll*>(q->ext);
+  return pc && q->active && run_try_finish(pc->r);
+}
+
+const core::request_ops pcoll_ops{refuse_active_free, refuse_cancel, start, destroy, try_finish};
 
 // ---- algorithm choice ----
 
@@ -120,17 +134,6 @@ errc build(const coll_args& a, const algorithm* al, plan** out) {
   return errc::success;
 }
 
-// Whether a plan can be bound: its matching identity is its own tags, so only point-to-point and
-// local steps (steps keyed to a communicator-wide sequence would need every rank to start
-// persistent operations in the same order).
-bool bindable(const plan& p) {
-  for (const step& s : p.steps)
-    if (s.kind != step_kind::send && s.kind != step_kind::recv && s.kind != step_kind::reduce &&
-        s.kind != step_kind::copy)
-      return false;
-  return true;
-}
-
 errc choose(const coll_args& a, const core::info* info, const algorithm** out, bool* named) {
   *out = nullptr;
   *named = false;
@@ -157,9 +160,16 @@ errc choose(const coll_args& a, const core::info* info, const algorithm** out, b
 
 }  // namespace
 
-errc persistent_init(const coll_args& a, const core::info* info, core::request** out) {
-  core::engine_guard g;
+errc persistent_init(const coll_args& args, const core::info* info, core::request** out) {
+  coll_args a = args;
+  a.persistent = true;
   core::comm* c = a.c;
+  // A communicator all on this host gets its shared-memory region here when no blocking
+  // collective has made it yet: the init is ordered like any collective, so every rank is at the
+  // same point, and the shared-memory algorithms' predicates then agree on every rank.
+  if (c->coll_shm_state == shm::state_none)
+    if (errc e = shm::region_setup(c); e != errc::success) return e;
+  core::engine_guard g;
   // Both counters advance identically on every rank, errors below included.
   ++c->coll_seq;
   const uint32_t id = static_cast<uint32_t>(c->pcoll_seq++ % max_persistent_ids);
@@ -173,37 +183,78 @@ errc persistent_init(const coll_args& a, const core::info* info, core::request**
   if (errc e = choose(a, info, &al, &named); e != errc::success) return e;
   plan* p = nullptr;
   if (errc e = build(a, al, &p); e != errc::success) return e;
-  if (!bindable(*p)) {
-    // A plan that synchronizes through a communicator-wide sequence (e.g. shared-memory steps)
-    // cannot be started out of order: take the first usable algorithm whose plan is messages
-    // and local steps only.
-    p->release();
-    p = nullptr;
-    if (named)
-      return core::error_set(errc::info_value, "the %s algorithm \"%s\" cannot run as a persistent operation",
-                             coll_name(a.kind), al->name);
-    for (const algorithm* x = algorithms_begin(); x != algorithms_end() && !p; ++x) {
-      if (x->kind != a.kind || x == al || !x->usable(a)) continue;
-      if (errc e = build(a, x, &p); e != errc::success) return e;
-      if (bindable(*p)) {
-        al = x;
-      } else {
+  shm::region* own = nullptr;
+  if (p->uses_shm) {
+    // Shared-memory steps synchronize through a region: this operation gets one of its own, keyed
+    // by its start count, so its starts never meet another operation's (collective, made without
+    // the engine lock: it runs blocking collectives on c).
+    g.unlock();
+    const int nslots = p->shm_data_bytes <= shm::inline_bytes ? persistent_shm_slots_inline : persistent_shm_slots;
+    errc e = shm::region_make(c, nslots, p->shm_data_bytes, &own);
+    g.lock();
+    if (e != errc::success) {
+      p->release();
+      return e;
+    }
+    if (own && a.kind == coll_kind::bcast && std::strcmp(al->name, "shm") == 0 &&
+        a.count * a.type->size() >= shm::single_copy_min && shm::single_copy_enabled()) {
+      // A large bcast reads the root's bound buffer directly (one copy instead of two).
+      g.unlock();
+      const bool root = c->rank == a.root;
+      e = shm::region_single_copy(c, own, a.root, root ? static_cast<const char*>(a.recvbuf) + a.type->true_lb() : nullptr,
+                                  a.type->is_contiguous());
+      g.lock();
+      if (e != errc::success) {
+        shm::region_destroy(own);
         p->release();
-        p = nullptr;
+        return e;
       }
     }
-    if (!p)
-      return core::error_set(errc::intern, "no %s algorithm can run these arguments as a persistent operation",
-                             coll_name(a.kind));
+    if (own && a.kind == coll_kind::alltoall && std::strcmp(al->name, "shm") == 0 && !a.in_place &&
+        c->size * a.rcount * a.rtype->size() >= shm::single_copy_min && shm::single_copy_enabled()) {
+      // Large blocks: each rank reads its blocks from the peers' bound send buffers.
+      g.unlock();
+      e = shm::region_single_copy(c, own, -1, static_cast<const char*>(a.sendbuf) + a.type->true_lb(),
+                                  a.type->is_contiguous() && a.rtype->is_contiguous());
+      g.lock();
+      if (e != errc::success) {
+        shm::region_destroy(own);
+        p->release();
+        return e;
+      }
+    }
+    if (!own) {
+      // Some rank could not map it (no shared-memory space): every rank learnt that from the same
+      // agreement and takes the first usable algorithm without shared-memory steps.
+      p->release();
+      p = nullptr;
+      if (named)
+        return core::error_set(errc::other, "the %s algorithm \"%s\" needs a shared-memory region, which could not be made",
+                               coll_name(a.kind), al->name);
+      for (const algorithm* x = algorithms_begin(); x != algorithms_end() && !p; ++x) {
+        if (x->kind != a.kind || x == al || !x->usable(a)) continue;
+        if (errc e2 = build(a, x, &p); e2 != errc::success) return e2;
+        if (!p->uses_shm) {
+          al = x;
+        } else {
+          p->release();
+          p = nullptr;
+        }
+      }
+      if (!p)
+        return core::error_set(errc::intern, "no %s algorithm can run these arguments as a persistent operation",
+                               coll_name(a.kind));
+    }
   }
   core::request* q = core::request_new(core::req_kind::coll);
   auto* pc = new pcoll;
   pc->al = al;
   pc->c = c;
   pc->id = id;
-  errc e = run_bind(p, c, a.sendbuf, a.recvbuf, id, q, &pc->r);
+  errc e = run_bind(p, c, a.sendbuf, a.recvbuf, id, own, q, &pc->r);
   p->release();  // the run holds its own reference
   if (e != errc::success) {
+    shm::region_destroy(own);
     delete pc;
     core::request_delete(q);
     return e;

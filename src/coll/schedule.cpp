@@ -69,6 +69,8 @@ uint8_t builder::temp(int64_t bytes) {
   return slot;
 }
 
+void builder::shm_data(int64_t bytes) { p_.shm_data_bytes = std::max(p_.shm_data_bytes, bytes); }
+
 void builder::set_op(const core::op* op) {
   op->retain();
   p_.op = op;
@@ -124,18 +126,28 @@ struct run {
   uint32_t remaining = 0;
   int tag_prefix = 0;
   uint64_t shm_seq = 0;  // plans with poll steps: this run's sequence number on the shared region
+  const shm::region* g = nullptr;  // the region its poll steps use (the communicator's, or own)
   bool queued = false;
   bool unstarted = false;  // launched for the progress thread: no step started yet
   errc error = errc::success;
   core::request* user = nullptr;
   std::vector<core::request*> prepared;  // bound runs: step -> its prepared request (send/recv steps)
   bool bound = false;
+  // Bound runs with their own region (persistent shared-memory collectives): sequence numbers are
+  // start counts; pending poll steps wait in `polling` (capacity reserved at bind), and the run
+  // sits in the list of such runs that the collective poller walks while any is pending.
+  shm::region* own = nullptr;
+  uint64_t starts = 0;
+  std::vector<uint32_t> polling;
+  run* poll_prev = nullptr;
+  run* poll_next = nullptr;
+  bool poll_linked = false;
 };
 
 namespace {
 std::vector<run*> g_ready;
-// Poll steps waiting for their condition, per communicator, in the order of their runs' shared
-// sequence numbers. A step of run q can only complete once this rank's run q - shm::slots is done
+// Poll steps waiting for their condition, per region (a communicator's), in the order of their
+// runs' shared sequence numbers. A step of run q can only complete once this rank's run q - shm::slots is done
 // (its slot must be free everywhere, or a peer must have published q, which needs the same), so a
 // poll tries only the steps within shm::slots of the oldest pending one: the work per poll does not
 // grow with the number of outstanding collectives.
@@ -145,7 +157,7 @@ struct polling_step {
   uint64_t seq;
 };
 struct polling_queue {
-  core::comm* c;
+  const shm::region* g;
   std::deque<polling_step> steps;
 };
 // Queues that became empty stay (up to polling_keep of them) so that a communicator running one
@@ -158,9 +170,9 @@ constexpr size_t polling_keep = 4;
 void polling_add(run* r, uint32_t idx) {
   polling_queue* q = nullptr;
   for (polling_queue& pq : g_polling)
-    if (pq.c == r->c) q = &pq;
+    if (pq.g == r->g) q = &pq;
   if (!q) {
-    g_polling.push_back(polling_queue{r->c, {}});
+    g_polling.push_back(polling_queue{r->g, {}});
     q = &g_polling.back();
   }
   const polling_step ps{r, idx, r->shm_seq};
@@ -210,8 +222,51 @@ void do_reduce(run* r, const step& s) {
 }
 
 bool try_poll(run* r, const step& s) {
-  const poll_ctx ctx{r->c, r->shm_seq, r->base, r->p->op, &r->error};
+  const poll_ctx ctx{r->c, r->g, r->shm_seq, r->base, r->p->op, &r->error};
   return s.fn(ctx, s);
+}
+
+// ---- bound runs with their own region: pending poll steps ----
+run* g_own_polling = nullptr;  // intrusive list: no allocation when a run joins or leaves
+
+void own_poll_add(run* r, uint32_t idx) {
+  r->polling.push_back(idx);  // capacity reserved at bind
+  if (r->poll_linked) return;
+  r->poll_linked = true;
+  r->poll_prev = nullptr;
+  r->poll_next = g_own_polling;
+  if (g_own_polling) g_own_polling->poll_prev = r;
+  g_own_polling = r;
+}
+
+void own_poll_unlink(run* r) {
+  if (!r->poll_linked) return;
+  if (r->poll_prev)
+    r->poll_prev->poll_next = r->poll_next;
+  else
+    g_own_polling = r->poll_next;
+  if (r->poll_next) r->poll_next->poll_prev = r->poll_prev;
+  r->poll_prev = r->poll_next = nullptr;
+  r->poll_linked = false;
+}
+
+// Tries r's pending poll steps; the finished ones go to `completed` and the run is queued.
+bool own_poll(run* r) {
+  bool moved = false;
+  for (size_t i = 0; i < r->polling.size();) {
+    const uint32_t idx = r->polling[i];
+    if (try_poll(r, r->p->steps[idx])) {
+      r->polling[i] = r->polling.back();
+      r->polling.pop_back();
+      r->completed.push_back(idx);
+      moved = true;
+    } else {
+      ++i;
+    }
+  }
+  if (r->polling.empty()) own_poll_unlink(r);
+  if (moved) queue(r);
+  return moved;
 }
 
 void start_step(run* r, uint32_t idx) {
@@ -240,6 +295,8 @@ void start_step(run* r, uint32_t idx) {
     case step_kind::poll:
       if (try_poll(r, s))
         r->completed.push_back(idx);
+      else if (r->own)
+        own_poll_add(r, idx);
       else
         polling_add(r, idx);
       break;
@@ -291,13 +348,21 @@ bool run_ready() {
 
 bool coll_poll() {
   bool moved = run_ready();
-  if (g_polling_busy == 0) return moved;
   bool polled = false;
+  for (run* r = g_own_polling; r;) {
+    run* next = r->poll_next;  // own_poll may unlink r
+    polled |= own_poll(r);
+    r = next;
+  }
+  if (g_polling_busy == 0) {
+    if (polled) run_ready();
+    return moved || polled;
+  }
   size_t empty = 0;
   for (size_t k = 0; k < g_polling.size();) {
     auto& d = g_polling[k].steps;
     if (!d.empty()) {
-      const uint64_t window_end = d.front().seq + shm::slots;
+      const uint64_t window_end = d.front().seq + uint64_t(d.front().r->g->nslots);
       for (auto it = d.begin(); it != d.end() && it->seq < window_end;) {
         const polling_step ps = *it;
         if (try_poll(ps.r, ps.r->p->steps[ps.idx])) {
@@ -358,6 +423,7 @@ void run_put(run* r) {
   r->queued = false;
   r->unstarted = false;
   r->shm_seq = 0;
+  r->g = nullptr;
   if (r->tmp_cap > run_pool_tmp_max) {
     std::free(r->tmp);
     r->tmp = nullptr;
@@ -415,7 +481,7 @@ uint64_t runs_in_flight() { return g_in_flight; }
 errc run_inline(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf, core::engine_guard& g) {
   void* base[max_slots] = {const_cast<void*>(sendbuf), recvbuf};
   errc error = errc::success;
-  const poll_ctx ctx{c, p->uses_shm ? ++c->coll_shm_seq : 0, base, p->op, &error};
+  const poll_ctx ctx{c, shm::region_of(c), p->uses_shm ? ++c->coll_shm_seq : 0, base, p->op, &error};
   for (const step& s : p->steps) {
     switch (s.kind) {
       case step_kind::poll:
@@ -447,6 +513,7 @@ run* make_run(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf) 
   p->retain();
   r->c = c;
   c->retain();
+  r->g = shm::region_of(c);
   r->base[slot_send] = const_cast<void*>(sendbuf);
   r->base[slot_recv] = recvbuf;
   int64_t total = 0;
@@ -472,7 +539,7 @@ run* make_run(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf) 
 // in the application's path.
 void launch(run* r, bool defer) {
   const plan* p = r->p;
-  if (p->uses_shm) r->shm_seq = ++r->c->coll_shm_seq;  // bound runs never have shm steps
+  if (p->uses_shm) r->shm_seq = r->own ? ++r->starts : ++r->c->coll_shm_seq;
   ++r->c->coll_pending;
   ++g_in_flight;
   const uint32_t n = static_cast<uint32_t>(p->steps.size());
@@ -507,12 +574,19 @@ errc run_start(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf,
 }
 
 errc run_bind(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf, uint32_t persistent_id,
-              core::request* user, run** out) {
+              shm::region* own, core::request* user, run** out) {
+  if (p->uses_shm && !own) return core::error_set(errc::intern, "a persistent shared-memory plan needs its own region");
   run* r = make_run(p, c, sendbuf, recvbuf);
   r->bound = true;
   r->user = user;
+  if (p->uses_shm) {
+    r->own = own;
+    r->g = own;
+    r->starts = 0;
+  }
   const uint32_t n = static_cast<uint32_t>(p->steps.size());
   r->completed.reserve(n);  // each step completes once per start
+  r->polling.reserve(n);
   r->prepared.assign(n, nullptr);
   for (uint32_t i = 0; i < n; ++i) {
     const step& s = p->steps[i];
@@ -532,7 +606,15 @@ void run_restart(run* r) {
   launch(r, core::progress_thread_active());
 }
 
+bool run_try_finish(run* r) {
+  if (!r->polling.empty()) own_poll(r);
+  if (!g_ready.empty()) run_ready();
+  return r->user->is_complete();
+}
+
 void run_unbind(run* r) {
+  own_poll_unlink(r);
+  shm::region_destroy(r->own);
   for (core::request* q : r->prepared)
     if (q) p2p::release_prepared(q);
   std::free(r->tmp);

@@ -37,6 +37,10 @@ namespace baton::coll {
 
 using core::errc;
 
+namespace shm {
+struct region;
+}
+
 // Buffer slots. Temporaries are slot_tmp + k.
 enum : uint8_t { slot_send = 0, slot_recv = 1, slot_tmp = 2, max_slots = 8 };
 
@@ -49,11 +53,13 @@ enum class step_kind : uint8_t { send, recv, reduce, copy, poll };
 
 struct step;
 
-// What a poll step sees of its run: the communicator, the run's shared-memory sequence number
-// (plans with poll steps consume one per run, see plan::uses_shm), the slot base addresses, the
-// plan's op, and where to record an error.
+// What a poll step sees of its run: the communicator, the shared-memory region and the run's
+// sequence number on it (the communicator's region and its next coll_shm_seq for blocking and
+// nonblocking runs; a persistent operation's own region and its start count for a bound run),
+// the slot base addresses, the plan's op, and where to record an error.
 struct poll_ctx {
   core::comm* c = nullptr;
+  const shm::region* g = nullptr;
   uint64_t seq = 0;
   void* const* base = nullptr;
   const core::op* op = nullptr;
@@ -104,6 +110,7 @@ class plan {
   bool commutative_order = true;
   bool runs_inline = false;  // a chain of poll/copy/reduce steps without temporaries (run_inline can run it)
   bool uses_shm = false;  // has poll steps on the communicator's shared region: each run takes a sequence number
+  int64_t shm_data_bytes = 0;  // largest data a rank publishes per run in a region (a persistent region's buffer)
   mutable std::atomic<int> refs{1};  // the builder's reference, plus one per run and cache entry
 
   void retain() const { refs.fetch_add(1, std::memory_order_relaxed); }
@@ -139,6 +146,9 @@ class builder {
   // Declares temporary slot k of `bytes` bytes; returns its slot number.
   uint8_t temp(int64_t bytes);
   void set_op(const core::op* op);
+  // Shared-memory algorithms: the bytes a rank publishes per run (the buffer a persistent
+  // operation's own region needs).
+  void shm_data(int64_t bytes);
 
   void finish();
   uint32_t size() const { return static_cast<uint32_t>(p_.steps.size()); }
@@ -185,12 +195,19 @@ inline int persistent_tag(uint32_t id, uint32_t ordinal) {
 
 // Binds a run of `p` on c to these buffers once: temporaries, per-step state, and one prepared
 // point-to-point request per send/recv step (peer, tag, buffer and type fixed). `user` is the
-// persistent request each start completes. The run takes references on p and c. Engine lock held.
+// persistent request each start completes. A plan with poll steps needs `own`, a region made for
+// this operation (shm::region_make): its poll steps use it with the start count as sequence
+// number; the run owns it from then on (run_unbind destroys it). The run takes references on p
+// and c. Engine lock held.
 [[nodiscard]] errc run_bind(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf, uint32_t persistent_id,
-                            core::request* user, run** out);
+                            shm::region* own, core::request* user, run** out);
 // Starts a bound run again; the previous start must have completed. Allocates nothing. Engine
 // lock held.
 void run_restart(run* r);
+// Tries to move a started bound run on at once (its pending shared-memory steps, then the steps
+// they release), without a full progress poll: the waiter's fast path. Returns true once the
+// run's request is complete. Engine lock held.
+bool run_try_finish(run* r);
 // Releases a bound run that is not running.
 void run_unbind(run* r);
 // The handle a user op's callback receives for datatype t (the ABI code of a predefined type, the

@@ -2,8 +2,10 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -17,19 +19,20 @@
 namespace baton::coll::shm {
 
 namespace {
-std::atomic<int> g_live{0};
-uint32_t g_next_id = 0;
+std::atomic<int> g_live{0}, g_persistent_live{0};
+std::atomic<uint32_t> g_next_id{0};  // MPI_THREAD_MULTIPLE: inits on several communicators at once
 
-// Segment name of the region rank 0 of a communicator makes: its pid and a counter.
-void region_name(char* out, size_t len, int32_t pid, uint32_t id) {
-  std::snprintf(out, len, "/baton.coll.%d.%u", int(pid), unsigned(id));
+// Segment name rank 0 of a communicator makes: its pid and a counter (`kind`: "coll" for the
+// communicator's region, "pers" for a persistent operation's).
+void segment_name(char* out, size_t len, const char* kind, int32_t pid, uint32_t id) {
+  std::snprintf(out, len, "/baton.%s.%d.%u", kind, int(pid), unsigned(id));
 }
 
-size_t region_bytes(int n, size_t* small_off, size_t* large_off) {
-  const size_t flags = size_t(2) * size_t(n) * slots * 64;
+size_t region_bytes(int n, int nslots, int64_t small, int nlarge, size_t* small_off, size_t* large_off) {
+  const size_t flags = size_t(2) * size_t(n) * size_t(nslots) * 64;
   *small_off = (flags + 4095) / 4096 * 4096;
-  *large_off = *small_off + size_t(n) * slots * size_t(small_bytes);
-  return *large_off + size_t(n) * large_slots * size_t(slot_bytes);
+  *large_off = *small_off + size_t(n) * size_t(nslots) * size_t(small);
+  return *large_off + size_t(n) * size_t(nlarge) * size_t(slot_bytes);
 }
 
 char* map_fd(int fd, size_t bytes) {
@@ -64,38 +67,20 @@ struct setup_info {
   uint32_t id;
   uint32_t pad;
 };
-}  // namespace
 
-void region::publish(std::atomic<uint64_t>& flag, uint64_t q) const {
-  flag.store(q, std::memory_order_release);
-  p2p::wake_local_ranks(locals.data(), n);
-}
-
-void region_release(core::comm* c) {
-  if (c == nullptr || c->coll_shm == nullptr) return;
-  core::engine_guard guard;
-  region_free(c);
-}
-
-int regions_live() { return g_live.load(std::memory_order_relaxed); }
-
-errc region_setup(core::comm* c) {
-  if (c->coll_shm_state != state_none) return errc::success;
-  if (!wanted(c)) {
-    c->coll_shm_state = state_off;
-    return errc::success;
-  }
-  c->coll_shm_state = state_busy;  // the agreement's own collectives must not come back here
-
-  size_t small_off = 0, large_off = 0;
-  const size_t bytes = region_bytes(c->size, &small_off, &large_off);
+// Collective over c (all ranks on this host): rank 0 creates a segment of `bytes`, broadcasts its
+// name, every rank maps it, an allreduce agrees that all succeeded, rank 0 unlinks the name.
+// *base is the mapping on success, null on every rank when any rank failed. The collectives are
+// blocking ones on c; the caller does not hold the engine lock.
+errc segment_make(core::comm* c, const char* kind, size_t bytes, char** base_out) {
+  *base_out = nullptr;
   char name[64];
   setup_info info{0, int32_t(::getpid()), 0, 0};
   char* base = nullptr;
   if (c->rank == 0) {
     for (int attempt = 0; attempt < 8 && !base; ++attempt) {
       info.id = g_next_id++;
-      region_name(name, sizeof name, info.pid, info.id);
+      segment_name(name, sizeof name, kind, info.pid, info.id);
       const int fd = ::shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
       if (fd < 0) continue;  // a stale name: try the next one
       if (::ftruncate(fd, off_t(bytes)) == 0) base = map_fd(fd, bytes);
@@ -116,7 +101,7 @@ errc region_setup(core::comm* c) {
   bc.root = 0;
   errc e = run_blocking(bc);
   if (e == errc::success && c->rank != 0 && info.ok) {
-    region_name(name, sizeof name, info.pid, info.id);
+    segment_name(name, sizeof name, kind, info.pid, info.id);
     const int fd = ::shm_open(name, O_RDWR, 0600);
     if (fd >= 0) {
       base = map_fd(fd, bytes);
@@ -136,27 +121,161 @@ errc region_setup(core::comm* c) {
     e = run_blocking(ar);
   }
   if (c->rank == 0 && info.ok) ::shm_unlink(name);  // every rank has opened it (or given up)
-
   if (e != errc::success || !all) {
     if (base) ::munmap(base, bytes);
-    c->coll_shm_state = state_off;
     return e;
   }
+  *base_out = base;
+  return errc::success;
+}
+
+region* region_new(core::comm* c, char* base, size_t bytes, int nslots, int64_t small, int nlarge, size_t small_off,
+                   size_t large_off) {
   auto* g = new region;
   g->n = c->size;
   g->me = c->rank;
   g->base = base;
   g->bytes = bytes;
+  g->nslots = nslots;
+  g->nlarge = nlarge;
+  g->small = small;
   g->small_off = small_off;
   g->large_off = large_off;
   g->locals.resize(size_t(c->size));
   for (int r = 0; r < c->size; ++r) g->locals[size_t(r)] = uint32_t(core::rt().local_of_world[size_t(c->world_rank(r))]);
+  return g;
+}
+}  // namespace
+
+void region::publish(std::atomic<uint64_t>& flag, uint64_t q) const {
+  flag.store(q, std::memory_order_release);
+  p2p::wake_local_ranks(locals.data(), n);
+}
+
+void region_release(core::comm* c) {
+  if (c == nullptr || c->coll_shm == nullptr) return;
+  core::engine_guard guard;
+  region_free(c);
+}
+
+int regions_live() { return g_live.load(std::memory_order_relaxed); }
+int persistent_regions_live() { return g_persistent_live.load(std::memory_order_relaxed); }
+
+errc region_setup(core::comm* c) {
+  if (c->coll_shm_state != state_none) return errc::success;
+  if (!wanted(c)) {
+    c->coll_shm_state = state_off;
+    return errc::success;
+  }
+  c->coll_shm_state = state_busy;  // the agreement's own collectives must not come back here
+
+  size_t small_off = 0, large_off = 0;
+  const size_t bytes = region_bytes(c->size, slots, small_bytes, large_slots, &small_off, &large_off);
+  char* base = nullptr;
+  const errc e = segment_make(c, "coll", bytes, &base);
+  if (e != errc::success || !base) {
+    c->coll_shm_state = state_off;
+    return e;
+  }
+  region* g = region_new(c, base, bytes, slots, small_bytes, large_slots, small_off, large_off);
   g_live.fetch_add(1, std::memory_order_relaxed);
   core::engine_guard guard;  // the progress thread reads these under the lock
   c->coll_shm = g;
   c->coll_shm_free = region_free;
   c->coll_shm_state = state_ready;
   return errc::success;
+}
+
+errc region_make(core::comm* c, int nslots, int64_t data_bytes, region** out) {
+  *out = nullptr;
+  const int64_t small = std::max<int64_t>(64, (data_bytes + 63) / 64 * 64);
+  size_t small_off = 0, large_off = 0;
+  const size_t bytes = region_bytes(c->size, nslots, small, 0, &small_off, &large_off);
+  char* base = nullptr;
+  if (errc e = segment_make(c, "pers", bytes, &base); e != errc::success || !base) return e;
+  *out = region_new(c, base, bytes, nslots, small, 0, small_off, large_off);
+  (*out)->in_order = true;
+  g_persistent_live.fetch_add(1, std::memory_order_relaxed);
+  return errc::success;
+}
+
+bool region::read_from(int32_t pid, uint64_t addr, char* dst, int64_t len) {
+  int64_t got = 0;
+  while (got < len) {
+    struct iovec local {
+      dst + got, size_t(len - got)
+    };
+    struct iovec remote {
+      reinterpret_cast<char*>(addr) + got, size_t(len - got)
+    };
+    const ssize_t n = ::process_vm_readv(pid_t(pid), &local, 1, &remote, 1, 0);
+    if (n <= 0) return false;
+    got += n;
+  }
+  return true;
+}
+
+bool single_copy_enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("BATON_PCOLL_SINGLE_COPY");
+    const char* cma = std::getenv("BATON_SHM_CMA");
+    return v && std::strcmp(v, "1") == 0 && !(cma && std::strcmp(cma, "0") == 0);
+  }();
+  return on;
+}
+
+errc region_single_copy(core::comm* c, region* g, int root, const void* root_buf, bool mine) {
+  const bool off = !single_copy_enabled();
+  // Each rank's pid and (root) buffer address in its second done line, unused in-order.
+  auto* info = reinterpret_cast<uint64_t*>(g->base + (size_t(g->n + g->me) * size_t(g->nslots) + 1) * 64);
+  info[0] = uint64_t(::getpid());
+  info[1] = reinterpret_cast<uint64_t>(root_buf);
+  coll_args bar;
+  bar.kind = coll_kind::barrier;
+  bar.c = c;
+  if (errc e = run_blocking(bar); e != errc::success) return e;
+  auto info_of = [g](int r) {
+    return reinterpret_cast<const uint64_t*>(g->base + (size_t(g->n + r) * size_t(g->nslots) + 1) * 64);
+  };
+  std::vector<int32_t> pids(size_t(g->n));
+  std::vector<uint64_t> addrs(size_t(g->n));
+  for (int r = 0; r < g->n; ++r) {
+    pids[size_t(r)] = int32_t(info_of(r)[0]);
+    addrs[size_t(r)] = info_of(r)[1];
+  }
+  int32_t ok = mine && !off && g->nslots >= 2;
+  for (int r = 0; r < g->n && ok; ++r) {
+    if (r == c->rank || (root >= 0 && r != root)) continue;
+    char byte = 0;
+    ok = region::read_from(pids[size_t(r)], addrs[size_t(r)], &byte, 1);
+  }
+  int32_t all = 0;
+  coll_args ar;
+  ar.kind = coll_kind::allreduce;
+  ar.c = c;
+  ar.sendbuf = &ok;
+  ar.recvbuf = &all;
+  ar.count = 1;
+  ar.type = core::predefined_datatype(0x209);
+  ar.op = core::predefined_op(core::op_kind::min);
+  if (errc e = run_blocking(ar); e != errc::success) return e;
+  if (all && root >= 0) {
+    g->copy_root = root;
+    g->root_pid = pids[size_t(root)];
+    g->root_addr = addrs[size_t(root)];
+  } else if (all) {
+    g->copy_all = true;
+    g->peer_pid = std::move(pids);
+    g->peer_addr = std::move(addrs);
+  }
+  return errc::success;
+}
+
+void region_destroy(region* g) {
+  if (!g) return;
+  ::munmap(g->base, g->bytes);
+  delete g;
+  g_persistent_live.fetch_sub(1, std::memory_order_relaxed);
 }
 
 }  // namespace baton::coll::shm

@@ -58,36 +58,79 @@ struct region {
   char* base = nullptr;
   size_t bytes = 0;
   std::vector<uint32_t> locals;  // comm rank -> index on the host (doorbells)
+  // Geometry: the communicator's region has the constants above; a persistent operation's region
+  // (region_make) has the flag slots it wants and one small buffer per slot sized for its
+  // message, no large buffers.
+  int nslots = slots;
+  int nlarge = large_slots;
+  int64_t small = small_bytes;  // small buffer bytes (per rank and flag slot)
+  size_t small_off = 0, large_off = 0;
+  // Persistent regions only. Runs of one operation finish in start order on each rank, so one
+  // `done` flag per rank (slot 0's) says how far it got, and `done_floor` remembers the smallest
+  // value last read from all ranks: a publisher reads its peers' done lines only when that is too
+  // old.
+  bool in_order = false;
+  mutable uint64_t done_floor = 0;
+  int64_t inline_data = inline_bytes;  // data kept in the arrived flag's line (below)
+  // Single copy (a persistent bcast of a large contiguous message, region_single_copy): receivers
+  // read the root's bound buffer straight from its process (process_vm_readv) once its flag shows
+  // the run, and store done at once; the root finishes a run only when every receiver is done.
+  // Alltoall single copy (copy_all): every rank reads its block from each peer's bound send
+  // buffer, stores done at once, and finishes once every peer is done reading its own.
+  int copy_root = -1;
+  bool copy_all = false;
+  int32_t root_pid = 0;
+  uint64_t root_addr = 0;
+  std::vector<int32_t> peer_pid;    // copy_all: per rank
+  std::vector<uint64_t> peer_addr;  // copy_all: per rank, its send buffer
+  // Reads `bytes` at `addr` in process `pid` into dst; false when the kernel refuses.
+  static bool read_from(int32_t pid, uint64_t addr, char* dst, int64_t bytes);
+  bool read_root(char* dst, int64_t bytes) const { return read_from(root_pid, root_addr, dst, bytes); }
 
   std::atomic<uint64_t>& arrived(int r, int s) const {
-    return *reinterpret_cast<std::atomic<uint64_t>*>(base + (size_t(r) * slots + s) * 64);
+    return *reinterpret_cast<std::atomic<uint64_t>*>(base + (size_t(r) * size_t(nslots) + size_t(s)) * 64);
   }
   std::atomic<uint64_t>& done(int r, int s) const {
-    return *reinterpret_cast<std::atomic<uint64_t>*>(base + (size_t(n + r) * slots + s) * 64);
+    if (in_order) s = 0;
+    return *reinterpret_cast<std::atomic<uint64_t>*>(base + (size_t(n + r) * size_t(nslots) + size_t(s)) * 64);
   }
-  size_t small_off = 0, large_off = 0;
-  // Rank r's buffer for run q moving `bytes` (the same on every rank). Up to inline_bytes live
-  // in the rest of the arrived flag's cache line (16 bytes in, for 16-byte types), so a reader
-  // that sees the flag has the data in the same line: one cache-line transfer per peer instead
-  // of two for an 8-byte collective. Reuse follows the flag slot's, like the small buffers.
+  // Rank r's buffer for run q moving `bytes` (the same on every rank). Up to inline_data bytes
+  // live in the rest of the arrived flag's cache line (16 bytes in, for 16-byte types), so a
+  // reader that sees the flag has the data in the same line: one cache-line transfer per peer
+  // instead of two for an 8-byte collective. Reuse follows the flag slot's, like the small buffers.
   char* data(int r, uint64_t q, int64_t bytes) const {
-    if (bytes <= inline_bytes) return reinterpret_cast<char*>(&arrived(r, slot_of(q))) + 16;
-    if (bytes <= small_bytes) return base + small_off + (size_t(r) * slots + q % slots) * size_t(small_bytes);
-    return base + large_off + (size_t(r) * large_slots + q % large_slots) * size_t(slot_bytes);
+    if (bytes <= inline_data) return reinterpret_cast<char*>(&arrived(r, slot_of(q))) + 16;
+    if (bytes <= small) return base + small_off + (size_t(r) * size_t(nslots) + q % uint64_t(nslots)) * size_t(small);
+    return base + large_off + (size_t(r) * size_t(nlarge) + q % uint64_t(nlarge)) * size_t(slot_bytes);
   }
 
-  static int slot_of(uint64_t q) { return int(q % slots); }
+  int slot_of(uint64_t q) const { return int(q % uint64_t(nslots)); }
   // Every rank has finished the runs whose flags or buffer run q reuses.
   bool slot_free(uint64_t q, int64_t bytes) const {
-    if (q > uint64_t(slots)) {
+    const uint64_t ns = uint64_t(nslots);
+    if (in_order) {
+      // Rank r has finished run q - S when its done flag says so, or when it has arrived at a
+      // later run (it arrives at a run only after finishing the one before).
+      if (q <= ns || done_floor >= q - ns) return true;
+      uint64_t floor = UINT64_MAX;
+      for (int r = 0; r < n; ++r) {
+        uint64_t v = done(r, 0).load(std::memory_order_acquire);
+        if (v < q - ns && arrived(r, slot_of(q - ns + 1)).load(std::memory_order_acquire) > q - ns) v = q - ns;
+        if (v < q - ns) return false;
+        floor = v < floor ? v : floor;
+      }
+      done_floor = floor;
+      return true;
+    }
+    if (q > ns) {
       const int s = slot_of(q);
       for (int r = 0; r < n; ++r)
-        if (done(r, s).load(std::memory_order_acquire) < q - slots) return false;
+        if (done(r, s).load(std::memory_order_acquire) < q - ns) return false;
     }
     // Large buffer q % L: every earlier run p = q - L*k may have used it. Runs back to q - S are
     // checked here; each of them waited in turn for its own q - S, which covers all older ones.
-    if (bytes > small_bytes)
-      for (uint64_t back = large_slots; back <= uint64_t(slots) && back < q; back += large_slots) {
+    if (bytes > small)
+      for (uint64_t back = uint64_t(nlarge); back <= ns && back < q; back += uint64_t(nlarge)) {
         const uint64_t prev = q - back;
         const int s = slot_of(prev);
         for (int r = 0; r < n; ++r)
@@ -101,7 +144,25 @@ struct region {
   bool all_arrived(uint64_t q) const {
     for (int r = 0; r < n; ++r)
       if (!has_arrived(r, q)) return false;
+    if (in_order && done_floor < q - 1) done_floor = q - 1;  // everyone has finished run q - 1
     return true;
+  }
+  // This rank has finished run q, having published nothing in it (a bcast receiver). The
+  // communicator's region stores done at once. An in-order region stores it at every (S/2)-th
+  // run only: a rank that has started run q has finished q - 1 and so stored done >= q - S/2,
+  // which is all a publisher at q waits for (done >= q - S); a publisher therefore never waits for
+  // more than every rank having started the same run, as any collective may.
+  void mark_done(uint64_t q) const {
+    if (!in_order)
+      publish(done(me, slot_of(q)), q);
+    else if (q % uint64_t(nslots / 2) == 0)
+      publish(done(me, 0), q);
+  }
+  // This rank has finished run q of an algorithm in which every rank publishes at every run: the
+  // communicator's region stores done; an in-order region stores nothing, since this rank's
+  // arrival at its next run says as much (slot_free reads it, and that store wakes sleepers).
+  void finished(uint64_t q) const {
+    if (!in_order) publish(done(me, slot_of(q)), q);
   }
   // Stores a flag of this rank and wakes the peers that sleep.
   void publish(std::atomic<uint64_t>& flag, uint64_t q) const;
@@ -121,5 +182,33 @@ void region_release(core::comm* c);
 
 // Regions made so far and live now in this process (tests, MPIX_ introspection).
 int regions_live();
+
+// ---- regions of persistent operations ----
+//
+// A persistent collective with shared-memory steps gets a region of its own at init
+// (src/coll/persistent.cpp): same layout and protocol as above, with `nslots` flag slots and a
+// small buffer of `data_bytes` per rank and slot, and sequence numbers that are the operation's
+// start count (1, 2, ...) instead of the communicator's. Starts of different persistent operations
+// may thus come in any order on different ranks: each only ever meets the same operation's
+// start on its peers. Collective over c (a segment made by rank 0, its name broadcast, every rank
+// maps it, an allreduce agrees); call without the engine lock, at the same point of c's
+// collective sequence on every rank. *out is null on every rank when any rank failed (no space):
+// the caller then picks a message algorithm. Freed locally by region_destroy (the memory lives
+// until the last rank unmaps it, so a rank may leave while a peer still reads its data).
+[[nodiscard]] core::errc region_make(core::comm* c, int nslots, int64_t data_bytes, region** out);
+void region_destroy(region* g);
+// Turns a persistent bcast region to single copy where every rank can (`mine`: this rank's type
+// is contiguous; `root_buf`: the root's first byte, on the root) and the kernel lets receivers
+// read the root's memory. root = -1: an alltoall region (copy_all), `root_buf` is this rank's
+// send buffer. Collective over c (a barrier and an allreduce; no engine lock); all
+// ranks end with the same mode. Messages from single_copy_min bytes, and only where
+// BATON_PCOLL_SINGLE_COPY=1 (read once; give every rank the same value): on a quiet machine the
+// system call and page walk of process_vm_readv cost more than the two cache-resident copies
+// through the region at 64 KiB (bcast 5.9 against 2.6 us), under load it halves the time.
+constexpr int64_t single_copy_min = int64_t{32} << 10;
+bool single_copy_enabled();
+[[nodiscard]] core::errc region_single_copy(core::comm* c, region* g, int root, const void* root_buf, bool mine);
+// Persistent regions live now in this process (tests).
+int persistent_regions_live();
 
 }  // namespace baton::coll::shm

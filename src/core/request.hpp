@@ -42,6 +42,10 @@ struct request_ops {
   errc (*on_start)(class request*) = nullptr;
   // Called to release kind-specific state when the request object is destroyed.
   void (*on_destroy)(class request*) = nullptr;
+  // Optional: moves the operation on without a full progress poll (waiting on this one request
+  // tries it before polling every subsystem); returns true once the request is complete. Engine
+  // lock held.
+  bool (*on_poll)(class request*) = nullptr;
 };
 
 class request {

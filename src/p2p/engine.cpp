@@ -797,6 +797,10 @@ errc start(request* r) {
 
 errc wait(request* r) {
   core::engine_guard g;
+  if (r->ops && r->ops->on_poll) {
+    core::progress_wait(g, [r] { return r->is_complete() || r->ops->on_poll(r); });
+    return errc::success;
+  }
   core::progress_wait(g, [r] { return r->is_complete(); });
   return errc::success;
 }

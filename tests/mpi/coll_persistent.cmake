@@ -7,3 +7,16 @@ add_mpi_test(NAME coll_persistent_errors SOURCES coll_persistent_errors.c NP 1 2
 # allocations per start of a bound persistent collective (zero), counted with a malloc wrapper
 add_mpi_test(NAME coll_persistent_alloc SOURCES coll_persistent_alloc.c NP 1 2 3 4 TIMEOUT 180
              LABELS coll persistent)
+# shared-memory persistent collectives (a region per operation): many alive, starts in different
+# orders, mixed with blocking and nonblocking collectives; and the same with shared memory off
+add_mpi_test(NAME coll_persistent_shm SOURCES coll_persistent_shm.c NP 1 2 3 4 5 8 TIMEOUT 180
+             LABELS coll persistent)
+add_mpi_test(NAME coll_persistent_shm_off SOURCES coll_persistent_shm.c NP 2 4 TIMEOUT 180
+             LABELS coll persistent ENV BATON_COLL_SHM=0)
+add_mpi_test(NAME coll_persistent_shm_async SOURCES coll_persistent_shm.c NP 2 3 TIMEOUT 180
+             LABELS coll persistent async ENV BATON_ASYNC_PROGRESS=1)
+# single copy (process_vm_readv of the root's / peers' bound buffers), opt-in
+add_mpi_test(NAME coll_persistent_shm_single_copy SOURCES coll_persistent_shm.c NP 2 3 4 8 TIMEOUT 180
+             LABELS coll persistent ENV BATON_PCOLL_SINGLE_COPY=1)
+add_mpi_test(NAME coll_persistent_alloc_noshm SOURCES coll_persistent_alloc.c NP 2 4 TIMEOUT 180
+             LABELS coll persistent ENV BATON_COLL_SHM=0)

@@ -1,4 +1,6 @@
-/* Allocations per start of persistent collectives: zero. Early binding puts every allocation
+/* Allocations per start of persistent collectives: zero, on the shared-memory path (one host:
+ * allreduce, bcast, reduce, barrier and alltoall at small sizes bind a region of their own) and on
+ * the message path (registered again with BATON_COLL_SHM=0, and the 64 KiB allreduce). Early binding puts every allocation
  * (plan, temporaries, step requests, matching buckets) in MPI_<Coll>_init: a start allocates
  * nothing, and a whole start+wait cycle nothing either once the progress engine's pools have grown
  * to the deepest backlog of early messages (at most a handful of times in a run). Counted by wrapping malloc and
@@ -135,6 +137,38 @@ static int check_alltoall(int it) {
   return 1;
 }
 
+static long rsend, rrecv;
+static void prep_reduce(int it) {
+  rsend = rank * 5 + it;
+  rrecv = -1;
+}
+static int check_reduce(int it) {
+  return rank != size - 1 ? rrecv == -1 : rrecv == 5L * size * (size - 1) / 2 + (long)size * it;
+}
+
+enum { mid = 500 }; /* 2 KB of ints: a bcast through a small buffer, not the flag line */
+static int* mid_b;
+static void prep_mid(int it) {
+  for (int i = 0; i < mid; ++i) mid_b[i] = rank == 1 % size ? it * 7 + i : -1;
+}
+static int check_mid(int it) {
+  for (int i = 0; i < mid; ++i)
+    if (mid_b[i] != it * 7 + i) return 0;
+  return 1;
+}
+
+/* Segments of persistent shared-memory regions mapped now (one per such operation alive). */
+static int pers_mappings(void) {
+  FILE* f = fopen("/proc/self/maps", "r");
+  if (!f) return -1;
+  char line[512];
+  int n = 0;
+  while (fgets(line, sizeof line, f))
+    if (strstr(line, "baton.pers.")) ++n;
+  fclose(f);
+  return n;
+}
+
 static void prep_none(int it) {
   (void)it;
 }
@@ -170,8 +204,31 @@ int main(int argc, char** argv) {
   CHECK_MPI(MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &sync_req));
   MPI_Request req, pair[2];
   CHECK_MPI(MPI_Allreduce_init(&dsend, &drecv, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &req));
+  /* the path these small operations take: shared memory on one host unless switched off */
+  const char* off = getenv("BATON_COLL_SHM");
+  const int shm_wanted = size >= 2 && !(off && strcmp(off, "0") == 0);
+  const int mapped = pers_mappings();
+  CHECK(shm_wanted ? mapped >= 1 : mapped == 0, "%d persistent shared-memory segments mapped (BATON_COLL_SHM=%s)",
+        mapped, off ? off : "unset");
+  if (rank == 0) printf("path: %s\n", mapped > 0 ? "shared memory" : "messages");
   cycles(&req, 1, "allreduce 8 B", prep_allreduce, check_allreduce);
   CHECK_MPI(MPI_Request_free(&req));
+
+  /* reduce leaves finish before the root, so, as for bcast, a barrier keeps them from running
+   * ahead (on the message path their early messages would grow the unexpected pools) */
+  CHECK_MPI(MPI_Reduce_init(&rsend, &rrecv, 1, MPI_LONG, MPI_SUM, size - 1, MPI_COMM_WORLD, MPI_INFO_NULL, &pair[0]));
+  CHECK_MPI(MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &pair[1]));
+  cycles(pair, 2, "reduce 8 B + barrier", prep_reduce, check_reduce);
+  CHECK_MPI(MPI_Request_free(&pair[0]));
+  CHECK_MPI(MPI_Request_free(&pair[1]));
+
+  mid_b = (int*)mpitest_malloc(sizeof(int) * mid);
+  CHECK_MPI(MPI_Bcast_init(mid_b, mid, MPI_INT, 1 % size, MPI_COMM_WORLD, MPI_INFO_NULL, &pair[0]));
+  CHECK_MPI(MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &pair[1]));
+  cycles(pair, 2, "bcast 2 KB + barrier", prep_mid, check_mid);
+  CHECK_MPI(MPI_Request_free(&pair[0]));
+  CHECK_MPI(MPI_Request_free(&pair[1]));
+  free(mid_b);
 
   /* a bcast root finishes as soon as its eager sends are queued, so alone it could run ahead of
    * the others without bound (and its queue grow): pair it with a barrier */

@@ -19,7 +19,7 @@
 # The queue tests (label queue) run here too: matched channels with a peer on another host carry
 # their starts as engine messages over UCX.
 set(BATON_TWOHOST_LABELS pt2pt coll coll_alg datatype async queue)
-set(BATON_TWOHOST_EXCLUDE comm_create coll_persistent_alloc queue_cuda queue_cuda_device)
+set(BATON_TWOHOST_EXCLUDE comm_create coll_persistent_alloc coll_persistent_alloc_noshm queue_cuda queue_cuda_device)
 
 function(baton_register_transport_tests)
   get_property(tests GLOBAL PROPERTY BATON_MPI_TESTS)

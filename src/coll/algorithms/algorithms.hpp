@@ -116,9 +116,13 @@ inline bool shm_reduce_preferred(const coll_args& a) {
   return message_bytes(a) * a.c->size <= (int64_t{256} << 10);
 }
 
-// Alltoall: all n blocks of a rank fit one slot (block bytes agree on every rank).
+// Alltoall: all n blocks of a rank fit one slot (block bytes agree on every rank). A persistent
+// operation's region is sized for it: with single copy on (BATON_PCOLL_SINGLE_COPY=1, every rank
+// reading its blocks from the peers' bound send buffers) up to 256 KiB of blocks per rank (the
+// message algorithms were faster from 512 KiB).
 inline bool shm_alltoall_usable(const coll_args& a) {
-  return shm::region_ready(a.c) && a.c->size * a.rcount * a.rtype->size() <= shm::slot_bytes;
+  const int64_t limit = a.persistent && shm::single_copy_enabled() ? int64_t{256} << 10 : shm::slot_bytes;
+  return shm::region_ready(a.c) && a.c->size * a.rcount * a.rtype->size() <= limit;
 }
 
 // -- gather(v), scatter(v), allgather(v): selection predicates --

@@ -27,10 +27,10 @@ inline void unpack_from(const char* data, void* buf, int64_t count, const core::
 // type) into its data buffer, and stores arrived. With `finished`, also done (a rank that reads
 // nothing of this run: reduce's non-roots).
 inline bool publish_input(const poll_ctx& x, const step& s, bool finished) {
-  const region& g = *region_of(x.c);
+  const region& g = *x.g;
   const int64_t bytes = s.count * s.type->size();
   if (!g.slot_free(x.seq, bytes)) return false;
-  const int sl = region::slot_of(x.seq);
+  const int sl = g.slot_of(x.seq);
   pack_into(g.data(g.me, x.seq, bytes), x.address(s.a), s.count, s.type);
   if (finished) g.done(g.me, sl).store(x.seq, std::memory_order_relaxed);
   g.publish(g.arrived(g.me, sl), x.seq);
@@ -40,9 +40,8 @@ inline bool publish_input(const poll_ctx& x, const step& s, bool finished) {
 // Combining step: once every rank's input has arrived, writes x_0 op x_1 op ... op x_{n-1} to s.b
 // (rank order, so non-commutative ops are right), then stores done.
 inline bool combine_inputs(const poll_ctx& x, const step& s) {
-  const region& g = *region_of(x.c);
+  const region& g = *x.g;
   if (!g.all_arrived(x.seq)) return false;
-  const int sl = region::slot_of(x.seq);
   const core::datatype* t = s.type;
   char* out = x.address(s.b);
   const int64_t bytes = s.count * t->size();
@@ -52,7 +51,7 @@ inline bool combine_inputs(const poll_ctx& x, const step& s) {
         core::reduce_typed(*x.op, g.data(r, x.seq, bytes) - t->true_lb(), out, s.count, *t, type_abi_handle(t));
     if (e != errc::success) x.fail(e);
   }
-  g.publish(g.done(g.me, sl), x.seq);
+  g.finished(x.seq);
   return true;
 }
 

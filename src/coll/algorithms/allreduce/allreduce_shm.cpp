@@ -13,6 +13,7 @@ bool combine(const poll_ctx& x, const step& s) { return shm::combine_inputs(x, s
 
 errc allreduce_shm(const coll_args& a, builder& b) {
   b.set_op(a.op);
+  b.shm_data(a.count * a.type->size());
   const buf_ref in = a.in_place ? buf_ref{slot_recv, 0} : buf_ref{slot_send, 0};
   const uint32_t p = b.poll(publish, 0, in, {}, a.count, a.type);
   b.poll(combine, 0, {}, buf_ref{slot_recv, 0}, a.count, a.type, {p});

@@ -8,15 +8,15 @@ namespace {
 // Waits for the slot like a data step: flags of one slot must be written in sequence order (a
 // later run's arrival must not be taken for an earlier run's data).
 bool arrive(const poll_ctx& x, const step&) {
-  const shm::region& g = *shm::region_of(x.c);
+  const shm::region& g = *x.g;
   if (!g.slot_free(x.seq, 0)) return false;
-  g.publish(g.arrived(g.me, shm::region::slot_of(x.seq)), x.seq);
+  g.publish(g.arrived(g.me, g.slot_of(x.seq)), x.seq);
   return true;
 }
 bool leave(const poll_ctx& x, const step&) {
-  const shm::region& g = *shm::region_of(x.c);
+  const shm::region& g = *x.g;
   if (!g.all_arrived(x.seq)) return false;
-  g.publish(g.done(g.me, shm::region::slot_of(x.seq)), x.seq);
+  g.finished(x.seq);
   return true;
 }
 }  // namespace

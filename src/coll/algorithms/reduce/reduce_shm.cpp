@@ -13,6 +13,7 @@ bool combine(const poll_ctx& x, const step& s) { return shm::combine_inputs(x, s
 
 errc reduce_shm(const coll_args& a, builder& b) {
   b.set_op(a.op);
+  b.shm_data(a.count * a.type->size());
   const bool root = a.c->rank == a.root;
   const buf_ref in = a.in_place && root ? buf_ref{slot_recv, 0} : buf_ref{slot_send, 0};
   const uint32_t p = b.poll(root ? publish_root : publish_leaf, 0, in, {}, a.count, a.type);
