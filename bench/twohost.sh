@@ -36,7 +36,7 @@ declare -A cc=([baton]="$root/$build/bin/mpicc" [mpich]=mpicc.mpich [openmpi]=mp
 libs=()
 for lib in baton mpich openmpi; do
   if command -v "${cc[$lib]}" >/dev/null 2>&1; then
-    for b in pt2pt_latency pt2pt_bandwidth pingpong_typical; do
+    for b in pt2pt_latency pt2pt_bandwidth pingpong_typical pingpong_wake; do
       "${cc[$lib]}" -O2 -I "$here" "$here/$b.c" -o "$work/$b.$lib"
     done
     libs+=("$lib")
@@ -48,6 +48,7 @@ done
 exec 9>/tmp/baton-twohost.lock
 flock 9
 "$tools/up" >/dev/null
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 
 launch() {  # lib exe args...
   local lib=$1; shift
@@ -68,6 +69,10 @@ for lib in "${libs[@]}"; do
       launch "$lib" "$work/pingpong_typical.$lib" $size 5000 2>"$work/err" | grep '^RESULT' |
         sed "s/^/$lib /" >>"$work/typical" || { echo "twohost.sh: $lib pingpong_typical failed:" >&2; tail -5 "$work/err" >&2; }
     done
+  done
+  for ((i = 0; i < repeats; i++)); do
+    launch "$lib" "$work/pingpong_wake.$lib" 3000 200 2>"$work/err" | grep '^RESULT' |
+      sed "s/^/$lib /" >>"$work/wake" || { echo "twohost.sh: $lib pingpong_wake failed:" >&2; tail -5 "$work/err" >&2; }
   done
   for b in pt2pt_latency pt2pt_bandwidth; do
     for ((i = 0; i < repeats; i++)); do
@@ -101,10 +106,12 @@ else
   ref="| ucx_perftest not installed (Debian ucx-utils) | | | |"$'\n'
 fi
 
-touch "$work/typical" "$work/results"
-python3 - "$work/results" "$out/twohost.md" "$work/typical" "${libs[@]}" <<'EOF' 3<<<"$ref"
+touch "$work/typical" "$work/results" "$work/wake"
+load_end=$(cut -d' ' -f1-3 /proc/loadavg)
+python3 - "$work/results" "$out/twohost.md" "$work/typical" "$work/wake" "$load_start" "$load_end" "${libs[@]}" <<'EOF' 3<<<"$ref"
 import sys, statistics, collections, os
-res, path, typical, libs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+res, path, typical, wake, load0, load1, libs = (sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4],
+                                                sys.argv[5], sys.argv[6], sys.argv[7:])
 data = collections.defaultdict(list)
 units = {}
 for line in open(res):
@@ -116,7 +123,8 @@ for line in open(res):
     units[bench] = unit
 ref = os.fdopen(3).read()
 out = ["# Two simulated hosts: Baton vs MPICH vs Open MPI over the veth link", "",
-       "One rank per host. Measured on a shared 2-core machine: compare columns within this run.", ""]
+       "One rank per host. Measured on a shared 2-core machine: compare columns within this run.",
+       f"Load average (1/5/15 min) at the start: {load0}; at the end: {load1}.", ""]
 typ = collections.defaultdict(list)
 for line in open(typical):
     lib, _, bench, size, med, mean = line.split()
@@ -129,6 +137,17 @@ for size in sorted({s for (l, s) in typ}):
         v = typ.get((lib, size))
         cells.append(f"{min(m for m, _ in v):.2f} (mean {min(a for _, a in v):.1f})" if v else "n/a")
     out.append(f"| {size} | " + " | ".join(cells) + " |")
+wk = collections.defaultdict(list)
+for line in open(wake):
+    lib, _, bench, delay, med, mean, p90, mx = line.split()
+    wk[lib].append((float(med), float(mean), float(p90), float(mx)))
+out += ["", "## Waking a sleeping receiver (pingpong_wake: the answer comes 3 ms after the ping; "
+        "send-to-receive time, median over launches, in us)", "",
+        "| library | median | mean | p90 | max |", "|---|---:|---:|---:|---:|"]
+for lib in libs:
+    v = wk.get(lib)
+    if v:
+        out.append(f"| {lib} | " + " | ".join(f"{statistics.median(x[k] for x in v):.1f}" for k in range(4)) + " |")
 out += ["", "Batch averages (the pt2pt benchmarks below: median over launches of each launch's median "
         "batch) include every descheduling of a rank; on a loaded machine they overstate latency.", ""]
 for bench in ("pt2pt_latency", "pt2pt_bandwidth"):

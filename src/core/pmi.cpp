@@ -102,7 +102,7 @@ errc pmi_client::write_all(const std::string& out) {
   return errc::success;
 }
 
-errc pmi_client::command2(const std::string& cmd, const char* expect, std::string* reply) {
+errc pmi_client::command2(const std::string& cmd, const char* expect, std::string* reply, bool check_rc) {
   char len[8];
   std::snprintf(len, sizeof len, "%6zu", cmd.size());
   if (errc e = write_all(std::string(len, 6) + cmd); e != errc::success) return e;
@@ -125,7 +125,7 @@ errc pmi_client::command2(const std::string& cmd, const char* expect, std::strin
   inbuf_.erase(0, 6 + n);
   if (pmi2_field(r, "cmd") != expect)
     return error_set(errc::intern, "unexpected PMI-2 reply '%s' to '%s'", r.c_str(), cmd.c_str());
-  if (auto rc = pmi2_field(r, "rc"); !rc.empty() && rc != "0")
+  if (auto rc = pmi2_field(r, "rc"); check_rc && !rc.empty() && rc != "0")
     return error_set(errc::intern, "the process manager refused '%s': %s", cmd.c_str(), r.c_str());
   if (reply) *reply = r;
   return errc::success;
@@ -186,7 +186,6 @@ errc pmi_client::init() {
 errc pmi_client::init_pmi2() {
   kind_ = pmi_kind::pmi2;
   rank_ = env_int("PMI_RANK", 0);
-  hydra_ = std::getenv("HYDI_CONTROL_FD") != nullptr;
   std::string r;
   if (errc e = command("cmd=init pmi_version=2 pmi_subversion=0", "response_to_init", &r); e != errc::success)
     return e;
@@ -283,36 +282,22 @@ errc pmi_client::get_long(const std::string& key, std::string& value, int owner)
   return errc::success;
 }
 
-errc pmi_client::wait_key(const std::string& key) {
-  for (unsigned us = 50;; us = std::min(us * 2, 5000u)) {
-    std::string r;
-    if (errc e = command2("cmd=kvs-get;jobid=" + pmi2_escape(jobid_) + ";srcid=-1;key=" + key + ";", "kvs-get-response", &r);
-        e != errc::success)
-      return e;
-    if (pmi2_field(r, "found") == "TRUE") return errc::success;
-    ::usleep(us);
-  }
-}
-
 errc pmi_client::barrier() {
   if (singleton()) return errc::success;
   if (kind_ == pmi_kind::pmix) return pmix::fence();
   if (kind_ == pmi_kind::pmi2) {
+    // PMI-2 says kvs-fence is collective, but Hydra (MPICH 4.0) answers it at once and only makes
+    // a later kvs-get wait: a get of a key nobody has put is held until every rank has fenced as
+    // often as the asker. So fence, then get a key that never exists: on Hydra that waits for the
+    // others, on a server whose fence is already a barrier (Slurm) it answers found=FALSE at once.
+    // The same two commands on every rank and every host, whatever launched it (detecting Hydra
+    // from the environment failed across hosts: HYDI_CONTROL_FD is set only on mpiexec's host,
+    // so ranks there and ranks elsewhere ran different barriers and hung).
     if (errc e = command2("cmd=kvs-fence;", "kvs-fence-response", nullptr); e != errc::success) return e;
-    if (!hydra_) return errc::success;
-    // Hydra (MPICH 4.0) answers a PMI-2 kvs-fence without waiting for the other ranks (it only
-    // publishes the puts). Make it a barrier: everyone announces its arrival, rank 0 waits for
-    // all and then releases them.
-    const std::string epoch = std::to_string(++fence_epoch_);
-    if (rank_ != 0) {
-      if (errc e = put("baton.in." + epoch + "." + std::to_string(rank_), "1"); e != errc::success) return e;
-      if (errc e = command2("cmd=kvs-fence;", "kvs-fence-response", nullptr); e != errc::success) return e;
-      return wait_key("baton.out." + epoch);
-    }
-    for (int r = 1; r < size_; ++r)
-      if (errc e = wait_key("baton.in." + epoch + "." + std::to_string(r)); e != errc::success) return e;
-    if (errc e = put("baton.out." + epoch, "1"); e != errc::success) return e;
-    return command2("cmd=kvs-fence;", "kvs-fence-response", nullptr);
+    // (A server may well report the missing key with a non-zero rc: only the answer matters.)
+    std::string r;
+    return command2("cmd=kvs-get;jobid=" + pmi2_escape(jobid_) + ";srcid=-1;key=baton.nokey;", "kvs-get-response", &r,
+                    false);
   }
   return command("cmd=barrier_in", "barrier_out", nullptr);
 }

@@ -47,15 +47,12 @@ class pmi_client {
   errc read_line(std::string& line);
   errc write_all(const std::string& out);
   // PMI-2: one command out, its reply back (fields split, ";;" unescaped).
-  errc command2(const std::string& cmd, const char* expect, std::string* reply);
+  errc command2(const std::string& cmd, const char* expect, std::string* reply, bool check_rc = true);
   errc init_pmi2();
   errc init_pmix();
 
   pmi_kind kind_ = pmi_kind::singleton;
   std::string jobid_;  // PMI-2
-  uint64_t fence_epoch_ = 0;
-  bool hydra_ = false;  // PMI-2 served by Hydra: kvs-fence needs help to be a barrier
-  errc wait_key(const std::string& key);  // PMI-2: polls until the key exists
 
   int fd_ = -1;
   int rank_ = 0;

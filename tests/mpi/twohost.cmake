@@ -5,6 +5,8 @@
 #   twohost.hydra.<test>.np<n> MPICH's mpiexec.hydra (PMI-1), ranks split across two simulated
 #                              hosts (label twohost)
 #   twohost.ompi.<test>.np<n>  Open MPI's mpirun (PMIx), same split (label twohost)
+#   twohost.hydra2.<test>.np<n> mpiexec.hydra with the ranks speaking PMI-2 (PMI_VERSION=2), for
+#                              the point-to-point suite and coll_basic (label twohost)
 #
 # Every program of the suites below runs at its largest registered rank count up to 4 (at least
 # 2; ranks in blocks, ceil(n/2) on the first host). The twohost runs skip (exit 77, with a line
@@ -20,6 +22,7 @@
 # their starts as engine messages over UCX.
 set(BATON_TWOHOST_LABELS pt2pt coll coll_alg datatype async queue)
 set(BATON_TWOHOST_EXCLUDE comm_create coll_persistent_alloc coll_persistent_alloc_noshm queue_cuda queue_cuda_device)
+set(BATON_TWOHOST_PMI2_EXTRA coll_basic)
 
 function(baton_register_transport_tests)
   get_property(tests GLOBAL PROPERTY BATON_MPI_TESTS)
@@ -65,7 +68,11 @@ function(baton_register_transport_tests)
     set_tests_properties(ucx.${t}.np${np} PROPERTIES TIMEOUT ${ctest_limit} LABELS "ucx;np${np}"
                          ENVIRONMENT "BATON_TRANSPORT=ucx;${envs}" PROCESSORS 1)
     if(BATON_BASH)
-      foreach(launcher hydra ompi)
+      set(launchers hydra ompi)
+      if("pt2pt" IN_LIST labels OR t IN_LIST BATON_TWOHOST_PMI2_EXTRA)
+        list(APPEND launchers hydra2)
+      endif()
+      foreach(launcher IN LISTS launchers)
         add_test(NAME twohost.${launcher}.${t}.np${np}
                  COMMAND ${BATON_BASH} ${PROJECT_SOURCE_DIR}/tests/twohost/run.sh ${launcher} ${np} ${limit}
                          ${envs} -- $<TARGET_FILE:mpitest_${t}> ${args})

@@ -4,7 +4,8 @@
 #
 #   run.sh LAUNCHER NP TIMEOUT [VAR=value...] -- PROGRAM [ARGS...]
 #
-# LAUNCHER: hydra (MPICH's mpiexec.hydra, PMI-1 on PMI_FD, ranks reached through a launcher-exec)
+# LAUNCHER: hydra (MPICH's mpiexec.hydra, PMI-1 on PMI_FD, ranks reached through a launcher-exec),
+#           hydra2 (the same, the ranks speaking PMI-2: -genv PMI_VERSION 2)
 #           or ompi (Open MPI's mpirun, PMIx, its ssh agent replaced by the same launcher-exec).
 # Ranks go round the two hosts in blocks (ceil(NP/2) on hostA). Exit 77 (ctest: skipped) with a
 # line saying why when namespaces or the launcher are unavailable. Runs hold a lock: the two hosts
@@ -21,7 +22,7 @@ if [ ! -x "$tools/up" ]; then
   exit 77
 fi
 case $launcher in
-  hydra) command -v mpiexec.hydra >/dev/null || { echo "SKIP: mpiexec.hydra (Debian mpich) not installed"; exit 77; } ;;
+  hydra|hydra2) command -v mpiexec.hydra >/dev/null || { echo "SKIP: mpiexec.hydra (Debian mpich) not installed"; exit 77; } ;;
   ompi) command -v mpirun >/dev/null && mpirun --version 2>/dev/null | grep -q "Open MPI" ||
           { echo "SKIP: Open MPI's mpirun not installed"; exit 77; } ;;
   *) echo "run.sh: unknown launcher $launcher" >&2; exit 2 ;;
@@ -37,8 +38,9 @@ fi
 trap '"$tools/down" >/dev/null 2>&1' EXIT
 ppn=$(( (np + 1) / 2 ))
 case $launcher in
-  hydra)
+  hydra|hydra2)
     genv=()
+    [ "$launcher" = hydra2 ] && genv+=(-genv PMI_VERSION 2)
     for e in "${envs[@]}"; do genv+=(-genv "${e%%=*}" "${e#*=}"); done
     timeout -k 5 "$limit" "$tools/on" hostA mpiexec.hydra -hosts 10.99.0.1,10.99.0.2 -n "$np" -ppn "$ppn" \
       -launcher ssh -launcher-exec "$tools/hydra-exec" "${genv[@]}" "$@"
