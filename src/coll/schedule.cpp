@@ -78,6 +78,8 @@ void builder::set_op(const core::op* op) {
 
 void builder::finish() {
   const size_t n = p_.steps.size();
+  for (const step& s : p_.steps)
+    if (s.type) p_.max_step_bytes = std::max(p_.max_step_bytes, s.count * s.type->size());
   // successors from dependencies
   std::vector<uint32_t> nsucc(n, 0);
   for (const step& s : p_.steps)
@@ -537,6 +539,8 @@ run* make_run(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf) 
 // a nonblocking call then only queues its run and that thread does all the work, the first
 // copies of a shared-memory algorithm and the first messages included, so none of it is left
 // in the application's path.
+constexpr int64_t defer_min_bytes = 4096;
+
 void launch(run* r, bool defer) {
   const plan* p = r->p;
   if (p->uses_shm) r->shm_seq = r->own ? ++r->starts : ++r->c->coll_shm_seq;
@@ -547,7 +551,9 @@ void launch(run* r, bool defer) {
   r->error = errc::success;
   r->queued = true;  // completions during start-up are retired by the advance() below
   for (uint32_t i = 0; i < n; ++i) r->waiting[i] = p->steps[i].dep_end - p->steps[i].dep_begin;
-  if (defer && n > 0) {
+  // Small collectives are over before a hand-off to the thread would pay: they start here (an
+  // 8-byte Iallreduce deferred measured 1.35 us against 0.30 started inline).
+  if (defer && n > 0 && p->max_step_bytes >= defer_min_bytes) {
     r->unstarted = true;
     g_ready.push_back(r);  // queued is set: advance() starts it
     return;

@@ -110,6 +110,7 @@ class plan {
   bool commutative_order = true;
   bool runs_inline = false;  // a chain of poll/copy/reduce steps without temporaries (run_inline can run it)
   bool uses_shm = false;  // has poll steps on the communicator's shared region: each run takes a sequence number
+  int64_t max_step_bytes = 0;  // largest data one step moves or combines (set by finish())
   int64_t shm_data_bytes = 0;  // largest data a rank publishes per run in a region (a persistent region's buffer)
   mutable std::atomic<int> refs{1};  // the builder's reference, plus one per run and cache entry
 
