@@ -34,6 +34,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 
 /* GCC (12+) misreads MPI_STATUSES_IGNORE, a sentinel pointer in MPICH's mpi.h,
@@ -220,6 +221,15 @@ static inline long bench_agree_iters(long budget_iters, long min_iters, double s
     }
     bench_share_long(&iters);
     return iters;
+}
+
+/* CLOCK_MONOTONIC in microseconds: the same clock in every process of a machine (pingpong_wake
+ * compares stamps taken by two ranks). */
+static inline double bench_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
 }
 
 static inline int bench_cmp_double(const void *a, const void *b)

@@ -11,24 +11,12 @@
  *
  *     pingpong_typical [size] [iterations]      (defaults: 8 bytes, 20000)
  */
+#include "bench_common.h"
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 int main(int argc, char **argv)
 {
@@ -49,10 +37,10 @@ int main(int argc, char **argv)
     for (int i = -warmup; i < iters; i++) {
         if (rank == 0) {
             buf[0] = (char)i;
-            double t0 = now_us();
+            double t0 = bench_now_us();
             MPI_Send(buf, bytes, MPI_CHAR, 1, 1, MPI_COMM_WORLD);
             MPI_Recv(buf, bytes, MPI_CHAR, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            double t1 = now_us();
+            double t1 = bench_now_us();
             if (bytes > 0 && buf[0] != (char)(i + 1)) {
                 fprintf(stderr, "pingpong_typical: wrong data at iteration %d\n", i);
                 MPI_Abort(MPI_COMM_WORLD, 1);
@@ -67,7 +55,7 @@ int main(int argc, char **argv)
     if (rank == 0) {
         double sum = 0;
         for (int i = 0; i < iters; i++) sum += t[i];
-        qsort(t, (size_t)iters, sizeof *t, cmp);
+        qsort(t, (size_t)iters, sizeof *t, bench_cmp_double);
         printf("RESULT pingpong_typical %d %.3f %.3f\n", bytes, t[iters / 2], sum / iters);
     }
     free(t);

@@ -1,6 +1,6 @@
 /* pingpong_wake.c - how long a message takes to reach a receiver that has gone to sleep.
  *
- * Rank 1 answers each of rank 0's pings after `delay` microseconds of usleep, stamping the answer
+ * Rank 1 answers each of rank 0's pings after `delay` microseconds of nanosleep, stamping the answer
  * with CLOCK_MONOTONIC just before MPI_Send; rank 0, idle in MPI_Recv meanwhile (long enough to
  * pass its spin and yield windows and sleep), takes now - stamp when MPI_Recv returns. Both ranks
  * must share one clock: one machine, e.g. the two simulated hosts of ../shared/tools/twohost.
@@ -13,24 +13,12 @@
  *
  *     pingpong_wake [delay_us] [iterations]      (defaults: 3000, 200)
  */
+#include "bench_common.h"
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
-
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 int main(int argc, char **argv)
 {
@@ -50,7 +38,7 @@ int main(int argc, char **argv)
         if (rank == 0) {
             MPI_Send(&stamp, 1, MPI_DOUBLE, 1, 1, MPI_COMM_WORLD);
             MPI_Recv(&stamp, 1, MPI_DOUBLE, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            const double d = now_us() - stamp;
+            const double d = bench_now_us() - stamp;
             if (d < 0 || d > 60e6) {
                 fprintf(stderr, "pingpong_wake: stamp off by %.0f us (ranks on different clocks?)\n", d);
                 MPI_Abort(MPI_COMM_WORLD, 1);
@@ -58,15 +46,15 @@ int main(int argc, char **argv)
             if (i >= 0) t[i] = d;
         } else if (rank == 1) {
             MPI_Recv(&stamp, 1, MPI_DOUBLE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            usleep((useconds_t)delay);
-            stamp = now_us();
+            nanosleep(&(struct timespec){delay / 1000000, (delay % 1000000) * 1000L}, NULL);
+            stamp = bench_now_us();
             MPI_Send(&stamp, 1, MPI_DOUBLE, 0, 2, MPI_COMM_WORLD);
         }
     }
     if (rank == 0) {
         double sum = 0;
         for (int i = 0; i < iters; i++) sum += t[i];
-        qsort(t, (size_t)iters, sizeof *t, cmp);
+        qsort(t, (size_t)iters, sizeof *t, bench_cmp_double);
         printf("RESULT pingpong_wake %d %.1f %.1f %.1f %.1f\n", delay, t[iters / 2], sum / iters,
                t[(iters * 9) / 10], t[iters - 1]);
     }

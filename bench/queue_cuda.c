@@ -20,6 +20,7 @@
  *
  *     RESULT queue_cuda/<series> <size> <microseconds> us
  */
+#include "bench_common.h"
 #include <cuda_runtime_api.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -29,25 +30,12 @@
 
 enum { SAMPLES = 15, BATCH = 200 };
 
-static double now_us(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e6 + t.tv_nsec * 1e-3;
-}
-
 static void check(int ok, const char* what)
 {
     if (!ok) {
         fprintf(stderr, "queue_cuda: %s failed\n", what);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-}
-
-static int cmp(const void* a, const void* b)
-{
-    double x = *(const double*)a, y = *(const double*)b;
-    return x < y ? -1 : x > y;
 }
 
 int main(int argc, char** argv)
@@ -85,7 +73,7 @@ int main(int argc, char** argv)
         double t_queue[SAMPLES], t_host[SAMPLES];
         for (int s = -1; s < SAMPLES; s++) { /* sample -1: warm-up */
             MPI_Barrier(MPI_COMM_WORLD);
-            double t0 = now_us();
+            double t0 = bench_now_us();
             for (int i = 0; i < BATCH; i++) {
                 cudaMemsetAsync(dsend, i & 0xff, n, st);
                 MPI_Enqueue_startall(q, 2, qr);
@@ -94,9 +82,9 @@ int main(int argc, char** argv)
             }
             check(cudaStreamSynchronize(st) == cudaSuccess, "cudaStreamSynchronize");
             MPI_Queue_fence(q);
-            double t1 = now_us();
+            double t1 = bench_now_us();
             MPI_Barrier(MPI_COMM_WORLD);
-            double t2 = now_us();
+            double t2 = bench_now_us();
             for (int i = 0; i < BATCH; i++) {
                 cudaMemsetAsync(dsend, i & 0xff, n, st);
                 cudaMemcpyAsync(hsend, dsend, n, cudaMemcpyDeviceToHost, st);
@@ -107,7 +95,7 @@ int main(int argc, char** argv)
                 cudaMemcpyAsync(dscratch, drecv, n, cudaMemcpyDeviceToDevice, st);
             }
             check(cudaStreamSynchronize(st) == cudaSuccess, "cudaStreamSynchronize");
-            double t3 = now_us();
+            double t3 = bench_now_us();
             if (s >= 0) {
                 t_queue[s] = (t1 - t0) / BATCH;
                 t_host[s] = (t3 - t2) / BATCH;
@@ -118,8 +106,8 @@ int main(int argc, char** argv)
         cudaMemcpy(&got_q, dscratch, 1, cudaMemcpyDeviceToHost);
         got_h = (unsigned char)hrecv[n - 1];
         check(got_q == last && got_h == last, "data check");
-        qsort(t_queue, SAMPLES, sizeof(double), cmp);
-        qsort(t_host, SAMPLES, sizeof(double), cmp);
+        qsort(t_queue, SAMPLES, sizeof(double), bench_cmp_double);
+        qsort(t_host, SAMPLES, sizeof(double), bench_cmp_double);
         if (rank == 0) {
             printf("RESULT queue_cuda/queue %zu %.3f us\n", n, t_queue[SAMPLES / 2]);
             printf("RESULT queue_cuda/host %zu %.3f us\n", n, t_host[SAMPLES / 2]);
