@@ -30,6 +30,12 @@ errc coll_check_root(const core::comm* c, int root) {
   return errc::success;
 }
 
+errc coll_check_counts(const std::vector<int64_t>& counts) {
+  for (int64_t x : counts)
+    if (errc e = check_count(x); e != errc::success) return e;
+  return errc::success;
+}
+
 errc coll_check_reduction(MPI_Op op, const core::datatype* t, const core::op** o) {
   *o = to_op(op);
   if (!*o) return errc::op;

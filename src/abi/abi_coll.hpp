@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 #include "abi/abi.hpp"
 #include "coll/coll.hpp"
@@ -14,13 +15,14 @@ errc coll_check_comm(const char* fn, MPI_Comm comm, core::comm** c);
 // count >= 0, a committed type (*t set), and a usable buffer (MPI_IN_PLACE passes).
 errc coll_check_data(const void* buf, int64_t count, MPI_Datatype type, const core::datatype** t);
 errc coll_check_root(const core::comm* c, int root);
+// Every count of a vector form (widened to 64 bits) is valid.
+errc coll_check_counts(const std::vector<int64_t>& counts);
 // A valid op (*o set) that applies to t's elements.
 errc coll_check_reduction(MPI_Op op, const core::datatype* t, const core::op** o);
 // How an entry point runs its collective: blocking (no request), nonblocking (MPI_I<coll>: the
-// request) or persistent (MPI_<Coll>_init: the request and the info). It converts from
-// MPI_Request*, so the blocking and nonblocking forms pass nullptr or their request as they are.
-// Blocking calls pass the literal nullptr; nonblocking ones their request argument, which the
-// program may (erroneously) pass as NULL: coll_launch refuses that instead of running blocking.
+// request) or persistent (MPI_<Coll>_init: the request and the info). Blocking calls pass the
+// literal nullptr; nonblocking ones their request argument, which the program may (erroneously)
+// pass as NULL: coll_launch refuses that instead of running the blocking form.
 struct coll_mode {
   MPI_Request* request = nullptr;
   bool nonblocking = false;

@@ -34,12 +34,6 @@ std::vector<int64_t> widen(const T* a, int n) {
   return a ? std::vector<int64_t>(a, a + n) : std::vector<int64_t>(static_cast<size_t>(n), 0);
 }
 
-errc check_counts(const std::vector<int64_t>& counts) {
-  for (int64_t c : counts)
-    if (errc e = abi::check_count(c); e != errc::success) return e;
-  return errc::success;
-}
-
 // Per-peer types of alltoallw: MPI_DATATYPE_NULL is tolerated for an empty block (MPI_BYTE stands
 // in for it), any other type must be valid and committed.
 errc check_types(const MPI_Datatype* types, const std::vector<int64_t>& counts,
@@ -98,14 +92,14 @@ int alltoallv_impl(const char* fn, const void* sendbuf, const C* scounts, const 
     if (errc e = check_array(sdispls, "sdispls"); e != errc::success) return abi::raise(fn, c, e);
     sc = widen(scounts, n);
     sd = widen(sdispls, n);
-    if (errc e = check_counts(sc); e != errc::success) return abi::raise(fn, c, e);
+    if (errc e = abi::coll_check_counts(sc); e != errc::success) return abi::raise(fn, c, e);
     if (errc e = abi::coll_check_data(sendbuf, 0, stype, &st); e != errc::success) return abi::raise(fn, c, e);
   }
   if (errc e = check_recvbuf(recvbuf); e != errc::success) return abi::raise(fn, c, e);
   if (errc e = check_array(rcounts, "recvcounts"); e != errc::success) return abi::raise(fn, c, e);
   if (errc e = check_array(rdispls, "rdispls"); e != errc::success) return abi::raise(fn, c, e);
   std::vector<int64_t> rc = widen(rcounts, n), rd = widen(rdispls, n);
-  if (errc e = check_counts(rc); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = abi::coll_check_counts(rc); e != errc::success) return abi::raise(fn, c, e);
   if (errc e = abi::coll_check_data(recvbuf, 0, rtype, &rt); e != errc::success) return abi::raise(fn, c, e);
   int64_t rbytes = 0;
   for (int64_t x : rc) rbytes += x * rt->size();
@@ -141,7 +135,7 @@ int alltoallw_impl(const char* fn, const void* sendbuf, const C* scounts, const 
     if (errc e = check_array(stypes, "sendtypes"); e != errc::success) return abi::raise(fn, c, e);
     sc = widen(scounts, n);
     sd = widen(sdispls, n);
-    if (errc e = check_counts(sc); e != errc::success) return abi::raise(fn, c, e);
+    if (errc e = abi::coll_check_counts(sc); e != errc::success) return abi::raise(fn, c, e);
     if (errc e = check_types(stypes, sc, st); e != errc::success) return abi::raise(fn, c, e);
   }
   if (errc e = check_recvbuf(recvbuf); e != errc::success) return abi::raise(fn, c, e);
@@ -149,7 +143,7 @@ int alltoallw_impl(const char* fn, const void* sendbuf, const C* scounts, const 
   if (errc e = check_array(rdispls, "rdispls"); e != errc::success) return abi::raise(fn, c, e);
   if (errc e = check_array(rtypes, "recvtypes"); e != errc::success) return abi::raise(fn, c, e);
   std::vector<int64_t> rc = widen(rcounts, n), rd = widen(rdispls, n);
-  if (errc e = check_counts(rc); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = abi::coll_check_counts(rc); e != errc::success) return abi::raise(fn, c, e);
   if (errc e = check_types(rtypes, rc, rt); e != errc::success) return abi::raise(fn, c, e);
   int64_t rbytes = 0;
   for (int i = 0; i < n; ++i) rbytes += rc[i] * rt[i]->size();
@@ -185,7 +179,7 @@ int reduce_scatter_impl(const char* fn, const void* sendbuf, void* recvbuf, cons
   } else {
     if (errc e = check_array(counts, "recvcounts"); e != errc::success) return abi::raise(fn, c, e);
     rc = widen(counts, c->size);
-    if (errc e = check_counts(rc); e != errc::success) return abi::raise(fn, c, e);
+    if (errc e = abi::coll_check_counts(rc); e != errc::success) return abi::raise(fn, c, e);
     for (int64_t x : rc) total += x;
   }
   if (errc e = abi::coll_check_data(sendbuf, total, type, &t); e != errc::success) return abi::raise(fn, c, e);

@@ -36,12 +36,6 @@ errc widen(const T* a, size_t n, const char* what, std::vector<int64_t>& out) {
   return errc::success;
 }
 
-errc check_counts(const std::vector<int64_t>& counts) {
-  for (int64_t x : counts)
-    if (errc e = abi::check_count(x); e != errc::success) return e;
-  return errc::success;
-}
-
 // allgather (one send block for every out-neighbor) or alltoall (one block per out-neighbor).
 int uniform_impl(const char* fn, coll_kind kind, const void* sendbuf, int64_t scount, MPI_Datatype stype,
                  void* recvbuf, int64_t rcount, MPI_Datatype rtype, MPI_Comm comm, abi::coll_mode mode) {
@@ -76,7 +70,7 @@ int allgatherv_impl(const char* fn, const void* sendbuf, int64_t scount, MPI_Dat
   if (errc e = abi::coll_check_data(sendbuf, scount, stype, &st); e != errc::success) return abi::raise(fn, c, e);
   if (errc e = widen(rcounts, t->in.size(), "recvcounts", rc); e != errc::success) return abi::raise(fn, c, e);
   if (errc e = widen(rdispls, t->in.size(), "displs", rd); e != errc::success) return abi::raise(fn, c, e);
-  if (errc e = check_counts(rc); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = abi::coll_check_counts(rc); e != errc::success) return abi::raise(fn, c, e);
   if (errc e = abi::coll_check_data(recvbuf, 0, rtype, &rt); e != errc::success) return abi::raise(fn, c, e);
   coll::coll_args a;
   a.kind = coll_kind::neighbor_allgatherv;
@@ -103,11 +97,11 @@ int alltoallv_impl(const char* fn, const void* sendbuf, const C* scounts, const 
   if (errc e = check_comm_topo(fn, comm, sendbuf, recvbuf, &c, &t); e != errc::success) return abi::raise(fn, c, e);
   if (errc e = widen(scounts, t->out.size(), "sendcounts", sc); e != errc::success) return abi::raise(fn, c, e);
   if (errc e = widen(sdispls, t->out.size(), "sdispls", sd); e != errc::success) return abi::raise(fn, c, e);
-  if (errc e = check_counts(sc); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = abi::coll_check_counts(sc); e != errc::success) return abi::raise(fn, c, e);
   if (errc e = abi::coll_check_data(sendbuf, 0, stype, &st); e != errc::success) return abi::raise(fn, c, e);
   if (errc e = widen(rcounts, t->in.size(), "recvcounts", rc); e != errc::success) return abi::raise(fn, c, e);
   if (errc e = widen(rdispls, t->in.size(), "rdispls", rd); e != errc::success) return abi::raise(fn, c, e);
-  if (errc e = check_counts(rc); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = abi::coll_check_counts(rc); e != errc::success) return abi::raise(fn, c, e);
   if (errc e = abi::coll_check_data(recvbuf, 0, rtype, &rt); e != errc::success) return abi::raise(fn, c, e);
   coll::coll_args a;
   a.kind = coll_kind::neighbor_alltoallv;
@@ -150,11 +144,11 @@ int alltoallw_impl(const char* fn, const void* sendbuf, const C* scounts, const 
   if (errc e = check_comm_topo(fn, comm, sendbuf, recvbuf, &c, &t); e != errc::success) return abi::raise(fn, c, e);
   if (errc e = widen(scounts, t->out.size(), "sendcounts", sc); e != errc::success) return abi::raise(fn, c, e);
   if (errc e = widen(sdispls, t->out.size(), "sdispls", sd); e != errc::success) return abi::raise(fn, c, e);
-  if (errc e = check_counts(sc); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = abi::coll_check_counts(sc); e != errc::success) return abi::raise(fn, c, e);
   if (errc e = check_types(stypes, sc, "sendtypes", st); e != errc::success) return abi::raise(fn, c, e);
   if (errc e = widen(rcounts, t->in.size(), "recvcounts", rc); e != errc::success) return abi::raise(fn, c, e);
   if (errc e = widen(rdispls, t->in.size(), "rdispls", rd); e != errc::success) return abi::raise(fn, c, e);
-  if (errc e = check_counts(rc); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = abi::coll_check_counts(rc); e != errc::success) return abi::raise(fn, c, e);
   if (errc e = check_types(rtypes, rc, "recvtypes", rt); e != errc::success) return abi::raise(fn, c, e);
   coll::coll_args a;
   a.kind = coll_kind::neighbor_alltoallw;
