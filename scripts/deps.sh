@@ -17,7 +17,12 @@ for extra in "$@"; do
             command -v ucx_perftest >/dev/null 2>&1 || need="$need ucx-utils"
             command -v mpiexec.hydra >/dev/null 2>&1 || need="$need mpich"
             command -v mpirun.openmpi >/dev/null 2>&1 || need="$need openmpi-bin"
-            command -v ip >/dev/null 2>&1 || need="$need iproute2" ;;
+            command -v ip >/dev/null 2>&1 || need="$need iproute2"
+            # Slurm for the two-host srun tests (tests/twohost/slurm.sh runs its own daemons)
+            command -v srun >/dev/null 2>&1 || need="$need slurm-client"
+            [ -x /usr/sbin/slurmd ] || need="$need slurmd"
+            [ -x /usr/sbin/slurmctld ] || need="$need slurmctld"
+            [ -x /usr/sbin/munged ] || need="$need munge" ;;
   esac
 done
 if [ -n "$need" ]; then

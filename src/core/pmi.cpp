@@ -191,9 +191,12 @@ errc pmi_client::init_pmi2() {
     return e;
   if (pmi_field(r, "rc") != "0" || pmi_field(r, "pmi_version") != "2")
     return error_set(errc::intern, "process manager refused PMI-2 init: %s", r.c_str());
-  if (errc e = command2("cmd=fullinit;pmirank=" + std::to_string(rank_) + ";threaded=FALSE;", "fullinit-response", &r);
-      e != errc::success)
-    return e;
+  // Slurm's PMI-2 server refuses a fullinit without the job id it put in PMI_JOBID (rc=3); Hydra
+  // takes either field. Send both when the launcher gave the id.
+  std::string full = "cmd=fullinit;";
+  if (const char* jobid = std::getenv("PMI_JOBID"); jobid && *jobid) full += "pmijobid=" + pmi2_escape(jobid) + ";";
+  full += "pmirank=" + std::to_string(rank_) + ";threaded=FALSE;";
+  if (errc e = command2(full, "fullinit-response", &r); e != errc::success) return e;
   rank_ = std::atoi(pmi2_field(r, "rank").c_str());
   size_ = std::atoi(pmi2_field(r, "size").c_str());
   appnum_ = std::atoi(pmi2_field(r, "appnum").c_str());

@@ -7,6 +7,9 @@
 #   twohost.ompi.<test>.np<n>  Open MPI's mpirun (PMIx), same split (label twohost)
 #   twohost.hydra2.<test>.np<n> mpiexec.hydra with the ranks speaking PMI-2 (PMI_VERSION=2), for
 #                              the point-to-point suite and coll_basic (label twohost)
+#   twohost.slurm2.<test>.np<n> Slurm's srun --mpi=pmi2 on a throw-away two-node Slurm cluster
+#   twohost.slurmx.<test>.np<n> (tests/twohost/slurm.sh: slurmctld + one slurmd per host) and
+#                              srun --mpi=pmix, for the same programs as hydra2 (label twohost)
 #
 # Every program of the suites below runs at its largest registered rank count up to 4 (at least
 # 2; ranks in blocks, ceil(n/2) on the first host). The twohost runs skip (exit 77, with a line
@@ -70,12 +73,18 @@ function(baton_register_transport_tests)
     if(BATON_BASH)
       set(launchers hydra ompi)
       if("pt2pt" IN_LIST labels OR t IN_LIST BATON_TWOHOST_PMI2_EXTRA)
-        list(APPEND launchers hydra2)
+        list(APPEND launchers hydra2 slurm2 slurmx)
       endif()
       foreach(launcher IN LISTS launchers)
+        if(launcher MATCHES "^slurm")
+          string(REPLACE "slurm2" "pmi2" plugin "${launcher}")
+          string(REPLACE "slurmx" "pmix" plugin "${plugin}")
+          set(cmd ${PROJECT_SOURCE_DIR}/tests/twohost/slurm.sh ${plugin})
+        else()
+          set(cmd ${PROJECT_SOURCE_DIR}/tests/twohost/run.sh ${launcher})
+        endif()
         add_test(NAME twohost.${launcher}.${t}.np${np}
-                 COMMAND ${BATON_BASH} ${PROJECT_SOURCE_DIR}/tests/twohost/run.sh ${launcher} ${np} ${limit}
-                         ${envs} -- $<TARGET_FILE:mpitest_${t}> ${args})
+                 COMMAND ${BATON_BASH} ${cmd} ${np} ${limit} ${envs} -- $<TARGET_FILE:mpitest_${t}> ${args})
         set_tests_properties(twohost.${launcher}.${t}.np${np} PROPERTIES TIMEOUT ${ctest_limit}
                              LABELS "twohost;${launcher}" SKIP_RETURN_CODE 77 RESOURCE_LOCK twohost)
       endforeach()

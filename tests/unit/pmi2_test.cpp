@@ -31,6 +31,8 @@ struct pmi2_server {
   std::vector<std::string> cmds;
   size_t longest_value = 0;
   bool fence_seen = false;
+  std::string require_jobid;  // like Slurm: fullinit without this pmijobid is refused (rc=3)
+  std::string fullinit;
 
   std::string read_n(size_t n) {
     std::string s;
@@ -69,6 +71,11 @@ struct pmi2_server {
       const std::string name = pmi2_field(c, "cmd");
       cmds.push_back(name);
       if (name == "fullinit") {
+        fullinit = c;
+        if (!require_jobid.empty() && pmi2_field(c, "pmijobid") != require_jobid) {
+          send2("cmd=fullinit-response;pmi-version=2;pmi-subversion=0;rank=0;size=1;appnum=-1;rc=3;");
+          continue;
+        }
         send2("cmd=fullinit-response;pmi-version=2;pmi-subversion=0;rank=0;size=1;appnum=3;debugged=FALSE;"
               "pmiverbose=0;rc=0;");
       } else if (name == "job-getid") {
@@ -143,6 +150,30 @@ TEST(Pmi2, ClientAgainstServer) {
   ::unsetenv("PMI_FD");
   ::unsetenv("PMI_VERSION");
   ::unsetenv("PMI_RANK");
+}
+
+// Slurm's server (srun --mpi=pmi2) refuses a fullinit that lacks the job id it exported in
+// PMI_JOBID. Found running Baton under a real Slurm 22.05: every rank failed in MPI_Init.
+TEST(Pmi2, FullinitCarriesSlurmJobid) {
+  int sv[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  pmi2_server srv{sv[1]};
+  srv.require_jobid = "12.0";
+  std::thread t([&] { srv.run(); });
+  ::setenv("PMI_FD", std::to_string(sv[0]).c_str(), 1);
+  ::setenv("SLURM_MPI_TYPE", "pmi2", 1);
+  ::setenv("PMI_JOBID", "12.0", 1);
+  ::setenv("PMI_RANK", "0", 1);
+  ::unsetenv("PMI_VERSION");
+  ::unsetenv("BATON_PMI");
+  pmi_client c;
+  EXPECT_EQ(c.init(), errc::success);
+  EXPECT_EQ(c.kind(), pmi_kind::pmi2);
+  EXPECT_EQ(pmi2_field(srv.fullinit, "pmirank"), "0");
+  EXPECT_EQ(c.finalize(), errc::success);
+  t.join();
+  ::close(sv[1]);
+  for (const char* v : {"PMI_FD", "SLURM_MPI_TYPE", "PMI_JOBID", "PMI_RANK"}) ::unsetenv(v);
 }
 
 // Hydra's (MPICH 4.0) PMI-2 server as it behaves: kvs-fence is answered at once and only bumps
