@@ -132,8 +132,8 @@ errhandler* errhandler_predefined(errhandler_kind k) {
 }
 
 void comm::release() {
+  if (predefined) return;
   if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-    if (predefined) return;
     if (coll_shm_free) coll_shm_free(this);
     context_release(ctx);
     if (eh) eh->release();

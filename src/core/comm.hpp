@@ -62,7 +62,11 @@ class comm {
   std::shared_ptr<const topology> topo;  // process topology (core/topo.hpp), shared with dups
 
   int world_rank(int r) const { return world[static_cast<size_t>(r)]; }
-  void retain() { refs.fetch_add(1, std::memory_order_relaxed); }
+  // MPI_COMM_WORLD and MPI_COMM_SELF live until MPI_Finalize: no count (it would cost two atomic
+  // read-modify-writes per operation on them, shared by every thread).
+  void retain() {
+    if (!predefined) refs.fetch_add(1, std::memory_order_relaxed);
+  }
   void release();
 };
 
