@@ -51,7 +51,9 @@ request* request_new(req_kind kind) {
     }
   }
   if (!mem) mem = ::operator new(sizeof(request));
-  request* r = new (mem) request();
+  // Default-initialized, not value-initialized: every member has an initializer, and `request()`
+  // would zero the whole object first (a `rep stos`, a sixth of an 8-byte Isend's time).
+  request* r = new (mem) request;
   r->kind = kind;
   return r;
 }
