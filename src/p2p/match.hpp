@@ -67,17 +67,26 @@ inline bool matches(int want_src, int want_tag, int src, int tag) {
   return (want_src == src || want_src == -1) && (want_tag == tag || (want_tag == -2 && tag >= 0));
 }
 
-// Both queues keep one list in order (posting order / arrival order) and, beside it, buckets by
-// exact (source, tag), so the common case — a specific receive meeting a specific message — costs
-// one hash lookup however many operations are pending (100,000 nonblocking collectives post that
-// many receives). Wildcard receives are counted; while any is posted, a message scans the ordered
-// list instead, which keeps the standard's order between wildcard and specific receives.
+// Both queues keep one list in order (posting order / arrival order). A short list is searched
+// by walking it: a few compares beat a hash lookup (three per message: post, match, unpost). Once
+// a list holds more than index_min entries, buckets by exact (source, tag) are built beside it,
+// so a specific receive meeting a specific message costs one hash lookup however many operations
+// are pending (100,000 nonblocking collectives post that many receives); the buckets go out of
+// use (kept, empty, for reuse) when the list empties again. Wildcard receives are counted; while
+// any is posted, a message scans the ordered list, which keeps the standard's order between
+// wildcard and specific receives.
 struct match_ctx {
+  static constexpr uint32_t index_min = 16;
+
   request* posted_head = nullptr;
   request* posted_tail = nullptr;
   unexpected* uq_head = nullptr;
   unexpected* uq_tail = nullptr;
   uint32_t posted_wild = 0;  // posted receives with MPI_ANY_SOURCE or MPI_ANY_TAG
+  uint32_t posted_n = 0;
+  uint32_t uq_n = 0;
+  bool posted_indexed = false;  // posted_by_key holds every specific posted receive
+  bool uq_indexed = false;      // uq_by_key holds every unexpected message
 
   template <class T>
   struct bucket {
@@ -115,17 +124,29 @@ struct match_ctx {
     r->prev = posted_tail;
     if (posted_tail) posted_tail->next = r; else posted_head = r;
     posted_tail = r;
-    if (wild(r)) ++posted_wild; else bucket_push(posted_by_key[key(r->peer, r->tag)], r);
+    ++posted_n;
+    if (wild(r)) {
+      ++posted_wild;
+    } else if (posted_indexed) {
+      bucket_push(posted_by_key[key(r->peer, r->tag)], r);
+    } else if (posted_n > index_min) {
+      for (request* x = posted_head; x; x = x->next)
+        if (!wild(x)) bucket_push(posted_by_key[key(x->peer, x->tag)], x);
+      posted_indexed = true;
+    }
   }
   void unpost(request* r) {
     if (r->prev) r->prev->next = r->next; else posted_head = r->next;
     if (r->next) r->next->prev = r->prev; else posted_tail = r->prev;
     r->next = r->prev = nullptr;
-    if (wild(r)) --posted_wild; else bucket_remove(posted_by_key, key(r->peer, r->tag), r);
+    --posted_n;
+    if (wild(r)) --posted_wild;
+    else if (posted_indexed) bucket_remove(posted_by_key, key(r->peer, r->tag), r);
+    if (posted_n == 0) posted_indexed = false;  // every bucket is empty now
   }
   request* find_posted(int src, int tag) const {
     if (!posted_head) return nullptr;
-    if (posted_wild == 0) {
+    if (posted_indexed && posted_wild == 0) {
       auto it = posted_by_key.find(key(src, tag));
       return it == posted_by_key.end() ? nullptr : it->second.head;
     }
@@ -138,16 +159,25 @@ struct match_ctx {
     u->prev = uq_tail;
     if (uq_tail) uq_tail->next = u; else uq_head = u;
     uq_tail = u;
-    bucket_push(uq_by_key[key(u->src, u->tag)], u);
+    ++uq_n;
+    if (uq_indexed) {
+      bucket_push(uq_by_key[key(u->src, u->tag)], u);
+    } else if (uq_n > index_min) {
+      for (unexpected* x = uq_head; x; x = x->next) bucket_push(uq_by_key[key(x->src, x->tag)], x);
+      uq_indexed = true;
+    }
   }
   void remove_uq(unexpected* u) {
     if (u->prev) u->prev->next = u->next; else uq_head = u->next;
     if (u->next) u->next->prev = u->prev; else uq_tail = u->prev;
     u->next = u->prev = nullptr;
-    bucket_remove(uq_by_key, key(u->src, u->tag), u);
+    --uq_n;
+    if (uq_indexed) bucket_remove(uq_by_key, key(u->src, u->tag), u);
+    if (uq_n == 0) uq_indexed = false;
   }
   // A receive prepared once and started many times: its buckets exist from now on, so neither a
-  // post nor an early arrival allocates. unpin() undoes one pin().
+  // post nor an early arrival allocates, whether or not the lists are indexed at the time.
+  // unpin() undoes one pin().
   void pin(int src, int tag) {
     ++posted_by_key[key(src, tag)].pinned;
     ++uq_by_key[key(src, tag)].pinned;
@@ -158,7 +188,7 @@ struct match_ctx {
   }
   unexpected* find_uq(int src, int tag) const {
     if (!uq_head) return nullptr;
-    if (src != -1 && tag != -2) {
+    if (uq_indexed && src != -1 && tag != -2) {
       auto it = uq_by_key.find(key(src, tag));
       return it == uq_by_key.end() ? nullptr : it->second.head;
     }

@@ -232,6 +232,70 @@ TEST(MatchUnexpected, RemoveHeadMiddleTailAndOnly) {
   EXPECT_EQ(m.find_uq(any_source, 0), &u[3]);
 }
 
+// Short lists are walked, long ones indexed by (source, tag); the index is built from the list in
+// its order when the list grows past index_min, and goes out of use when the list empties.
+TEST(MatchIndex, BuiltInOrderWhenTheListGrowsAndDroppedWhenEmpty) {
+  const size_t n = 3 * match_ctx::index_min;
+  auto r = make_recvs(n);
+  match_ctx m;
+  // (2, 9) receives spread through the list, posted before and after the index exists.
+  for (size_t i = 0; i < n; ++i) m.post(recv_at(&r[i], i % 3 == 0 ? 2 : 4, i % 3 == 0 ? 9 : static_cast<int>(i)));
+  EXPECT_TRUE(m.posted_indexed);
+  for (size_t i = 0; i < n; i += 3) {
+    request* got = m.find_posted(2, 9);
+    ASSERT_EQ(got, &r[i]) << i;
+    m.unpost(got);
+  }
+  EXPECT_EQ(m.find_posted(2, 9), nullptr);
+  for (size_t i = 0; i < n; ++i)
+    if (i % 3 != 0) m.unpost(&r[i]);
+  EXPECT_FALSE(m.posted_indexed);
+  expect_posted(m, {});
+  // Walked again while short; a later index includes what was posted before it.
+  m.post(recv_at(&r[0], 2, 9));
+  EXPECT_FALSE(m.posted_indexed);
+  for (size_t i = 1; i < n; ++i) m.post(recv_at(&r[i], 5, 1));
+  EXPECT_TRUE(m.posted_indexed);
+  EXPECT_EQ(m.find_posted(2, 9), &r[0]);
+  EXPECT_EQ(m.find_posted(5, 1), &r[1]);
+}
+
+TEST(MatchIndex, WildcardsAroundTheIndexKeepPostingOrder) {
+  const size_t n = 2 * match_ctx::index_min;
+  auto r = make_recvs(n + 2);
+  match_ctx m;
+  m.post(recv_at(&r[n], 3, 1));               // specific, first
+  m.post(recv_at(&r[n + 1], any_source, 1));  // wildcard, second
+  for (size_t i = 0; i < n; ++i) m.post(recv_at(&r[i], 3, 1));
+  EXPECT_TRUE(m.posted_indexed);
+  EXPECT_EQ(m.find_posted(3, 1), &r[n]);
+  m.unpost(&r[n]);
+  EXPECT_EQ(m.find_posted(3, 1), &r[n + 1]);  // the wildcard was posted before the rest
+  m.unpost(&r[n + 1]);
+  EXPECT_EQ(m.find_posted(3, 1), &r[0]);      // indexed lookup again
+  EXPECT_EQ(m.posted_wild, 0u);
+}
+
+TEST(MatchIndex, UnexpectedIndexBuiltInArrivalOrder) {
+  const size_t n = 3 * match_ctx::index_min;
+  std::vector<unexpected> u(n);
+  match_ctx m;
+  for (size_t i = 0; i < n; ++i) {
+    u[i].len = i;
+    m.push_uq(uq_at(&u[i], static_cast<int>(i % 2), 4));
+  }
+  EXPECT_TRUE(m.uq_indexed);
+  for (size_t i = 1; i < n; i += 2) {
+    unexpected* got = m.find_uq(1, 4);
+    ASSERT_EQ(got, &u[i]) << i;
+    m.remove_uq(got);
+  }
+  EXPECT_EQ(m.find_uq(any_source, 4), &u[0]);
+  for (size_t i = 0; i < n; i += 2) m.remove_uq(&u[i]);
+  EXPECT_FALSE(m.uq_indexed);
+  expect_uq(m, {});
+}
+
 constexpr int k_large = 100000;
 
 TEST(MatchLarge, HundredThousandPostedMatchInOrder) {
