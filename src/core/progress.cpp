@@ -49,7 +49,7 @@ void progress_set_doorbell(std::atomic<uint32_t>* bell, std::atomic<uint32_t>* s
 uint32_t progress_arm() {
   g_sleepers->fetch_add(1, std::memory_order_relaxed);
   uint32_t token = g_bell->load(std::memory_order_acquire);
-  full_fence();
+  sleeper_fence();  // pairs with the producers' producer_fence() (core/futex.hpp)
   return token;
 }
 
@@ -63,7 +63,7 @@ void progress_sleep(uint32_t token, long timeout_ns) {
 void progress_disarm() { g_sleepers->fetch_sub(1, std::memory_order_relaxed); }
 
 void progress_kick() {
-  full_fence();
+  producer_fence();
   if (g_sleepers->load(std::memory_order_relaxed)) {
     g_bell->fetch_add(1, std::memory_order_release);
     futex_wake(g_bell);

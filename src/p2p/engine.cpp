@@ -74,7 +74,7 @@ namespace {
 
 void ring_doorbell(uint32_t dst) {
   segment& s = eng().seg;
-  transport::shm::full_fence();
+  core::producer_fence();
   auto& a = s.area(dst);
   if (a.sleeping.load(std::memory_order_relaxed)) {
     a.doorbell.fetch_add(1, std::memory_order_release);
@@ -99,7 +99,7 @@ void mark_active(peer_state& p) {
 }
 
 // Emits as much of the item as the ring takes; true when the item is fully emitted.
-bool emit(peer_state& p, out_item& it) {
+bool emit(peer_state& p, const out_item& it) {
   segment& s = eng().seg;
   const size_t cap = s.slot_payload();
   if (it.req && it.type >= pkt_matched_first) return matched_emit(p, it);
@@ -160,7 +160,7 @@ bool emit(peer_state& p, out_item& it) {
   return true;
 }
 
-void enqueue(peer_state& p, out_item it) {
+void enqueue(peer_state& p, const out_item& it) {
   if (p.outq.empty() && emit(p, it)) return;
   p.outq.push_back(it);
   mark_active(p);
@@ -695,14 +695,23 @@ errc engine_init() {
     auto params = transport::shm::segment_params::for_ranks(nlocal);
     if (errc err = e.seg.open(name, params, e.me_local); err != errc::success) return err;
     e.seg.touch_incoming();
+    e.seg.area(e.me_local).asym_fence.store(core::asym_fence_register() ? 1 : 0, std::memory_order_relaxed);
     if (errc err = R.pmi.barrier(); err != errc::success) return err;
+    // The asymmetric fence holds only if every rank of this host registered (each is a producer
+    // for the others): the same answer on every rank, read after the barrier.
+    bool all = true;
+    for (uint32_t l = 0; l < nlocal; ++l) all = all && e.seg.area(l).asym_fence.load(std::memory_order_relaxed) == 1;
+    core::asym_fence_on = all;
     if (e.me_local == 0) e.seg.unlink();
     e.shm = true;
     auto& mine = e.seg.area(e.me_local);
     core::progress_set_doorbell(&mine.doorbell, &mine.sleeping);
     core::progress_set_local_ranks(int(e.seg.nlocal()));
-  } else if (R.use_ucx) {
-    if (errc err = R.pmi.barrier(); err != errc::success) return err;
+  } else {
+    // Alone on this host: the only producers are this process's own threads.
+    core::asym_fence_on = core::asym_fence_register();
+    if (R.use_ucx)
+      if (errc err = R.pmi.barrier(); err != errc::success) return err;
   }
   core::progress_add_poller(shm_poll);
   return errc::success;
@@ -882,7 +891,7 @@ void start_recv_locked(request* r) { start_recv(r); }
 pkt_header* slot_reserve(peer_state& p) { return reserve_slot(p); }
 void slot_commit(peer_state& p, pkt_header* h) { commit_slot(p, h); }
 void peer_doorbell(uint32_t local) { ring_doorbell(local); }
-void emission_enqueue(peer_state& p, out_item it) { enqueue(p, it); }
+void emission_enqueue(peer_state& p, const out_item& it) { enqueue(p, it); }
 peer_state& peer_of_world(int world_rank) {
   return eng().peers[static_cast<size_t>(core::rt().local_of_world[static_cast<size_t>(world_rank)])];
 }

@@ -123,12 +123,12 @@ void recv_rndv(request* r, unexpected* u);  // a receive matched a remote rendez
 // matched_packet() and such emissions (out_item with req set) to matched_emit().
 constexpr uint8_t pkt_matched_first = 16;
 void matched_packet(peer_state& p, transport::shm::pkt_header* h);
-bool matched_emit(peer_state& p, out_item& it);
+bool matched_emit(peer_state& p, const out_item& it);
 // Engine pieces matched.cpp builds on (engine lock held).
 transport::shm::pkt_header* slot_reserve(peer_state& p);
 void slot_commit(peer_state& p, transport::shm::pkt_header* h);
 void peer_doorbell(uint32_t local);
-void emission_enqueue(peer_state& p, out_item it);
+void emission_enqueue(peer_state& p, const out_item& it);
 peer_state& peer_of_world(int world_rank);
 
 }  // namespace baton::p2p

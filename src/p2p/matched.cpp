@@ -543,7 +543,7 @@ errc match_begin(request* r, void (*done)(void*, errc), void* arg) {
 
 // ---- engine hooks (engine_state.hpp) ----
 
-bool matched_emit(peer_state& p, out_item& it) {
+bool matched_emit(peer_state& p, const out_item& it) {
   request* r = it.req;
   const size_t cap = eng().seg.slot_payload();
   bool any = false;

@@ -9,6 +9,8 @@
 //   cache line moving each way.
 // - Sleep: a rank about to sleep sets `sleeping`, fences, polls once more, then futex-waits on its
 //   `doorbell`. A producer fences after publishing and rings the doorbell only if `sleeping` is set.
+//   When every local rank registered for membarrier, the sleeper's fence is membarrier and the
+//   producer's a compiler barrier (core/futex.hpp: producer_fence, sleeper_fence).
 #pragma once
 
 #include <atomic>
@@ -50,6 +52,7 @@ struct alignas(64) rank_area {
   std::atomic<uint32_t> sleeping;
   int32_t pid;
   std::atomic<uint32_t> ready;
+  std::atomic<uint32_t> asym_fence;  // 1: registered for the asymmetric fence (core/futex.hpp)
 };
 
 struct segment_params {
