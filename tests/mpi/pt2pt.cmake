@@ -52,3 +52,10 @@ add_mpi_test(NAME pt2pt_isendrecv SOURCES pt2pt_isendrecv.c NP 1 2 3 4 8 TIMEOUT
 # Request_get_status_all/any/some: report without freeing or deactivating; inactive and null
 # requests; bad arguments
 add_mpi_test(NAME pt2pt_get_status SOURCES pt2pt_get_status.c NP 1 2 3 4 TIMEOUT 60 LABELS pt2pt)
+
+# A message wakes a receiver asleep on its doorbell (lost wake-ups would take the 10 ms futex
+# timeout), with the asymmetric sleep/wake fence and with a full fence on both sides.
+add_mpi_test(NAME pt2pt_wake SOURCES pt2pt_wake.c NP 2 4 TIMEOUT 60 LABELS pt2pt
+             ENV BATON_SPIN_US=20 BATON_YIELD_US=50)
+add_mpi_test(NAME pt2pt_wake_fullfence SOURCES pt2pt_wake.c NP 2 4 TIMEOUT 60 LABELS pt2pt
+             ENV BATON_SPIN_US=20 BATON_YIELD_US=50 BATON_ASYM_FENCE=0)
