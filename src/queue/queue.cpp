@@ -344,8 +344,11 @@ errc enqueue_start(queue* q, request* const* rs, int n) {
   if (n == 0) return errc::success;
   if (q->type == queue_type::standard) {
     // A head wait whose request completed since the last call leaves now, so that a queue whose
-    // earlier operations are all done takes the fast path below.
+    // earlier operations are all done takes the fast path below. If one has not, one poll of the
+    // engine first: in a loop like Example 13.1's the message it waits for has usually arrived by
+    // the next iteration's starts, and executing them now costs less than queueing them.
     if (!q->ops.empty()) advance(q);
+    if (!q->ops.empty()) core::progress_poll();  // runs queue_poll, which advances q
     if (q->ops.empty()) {
       // Nothing earlier is pending: an enqueued start is MPI_Start (no operation record).
       for (int i = 0; i < n; ++i) {
@@ -359,7 +362,7 @@ errc enqueue_start(queue* q, request* const* rs, int n) {
     for (int i = 0; i < n; ++i) {
       rs[i]->queue = q;
       ++rs[i]->q_starts;
-      q->ops.push_back(make_op(op::start, rs[i]));
+      q->ops.emplace_back().r = rs[i];  // kind: start
     }
     queue_list(q);
     core::progress_new_work();
@@ -383,8 +386,9 @@ errc enqueue_start(queue* q, request* const* rs, int n) {
     return errc::success;
   }
   for (int i = 0; i < n; ++i) {
-    q->ops.push_back(make_op(op::start, rs[i]));
-    q->ops.back().seq = seq + static_cast<uint32_t>(i);
+    op& o = q->ops.emplace_back();
+    o.r = rs[i];
+    o.seq = seq + static_cast<uint32_t>(i);
   }
   queue_list(q);
   advance(q);
@@ -398,13 +402,18 @@ errc enqueue_wait(queue* q, request* const* rs, void* statuses, size_t stride, i
   if (q->async_error != errc::success) return take_error(q);
   if (errc e = check_all(q, rs, n, [](queue* qq, const request* r) { return check_wait(qq, r); }); e != errc::success) return e;
   if (n == 0) return errc::success;
-  auto make = [&](int i, uint32_t seq) {
-    op o = make_op(op::wait, rs[i]);
+  auto fill = [&](op& o, int i, uint32_t seq) -> op& {
+    o.kind = op::wait;
+    o.r = rs[i];
     o.status = statuses ? static_cast<char*>(statuses) + static_cast<size_t>(i) * stride : nullptr;
     o.write = w;
     o.set_error = set_error;
     o.seq = i == n - 1 ? seq : 0;  // cuda: the stream goes on after the last wait of the call
     return o;
+  };
+  auto make = [&](int i, uint32_t seq) {
+    op o;
+    return fill(o, i, seq);
   };
   if (q->type == queue_type::standard) {
     int i = 0;
@@ -421,7 +430,7 @@ errc enqueue_wait(queue* q, request* const* rs, void* statuses, size_t stride, i
     }
     for (; i < n; ++i) {
       ++rs[i]->q_waits;
-      q->ops.push_back(make(i, 0));
+      fill(q->ops.emplace_back(), i, 0);
     }
     queue_list(q);
     return errc::success;
@@ -443,7 +452,7 @@ errc enqueue_wait(queue* q, request* const* rs, void* statuses, size_t stride, i
     x.work_cv.notify_one();
     return errc::success;
   }
-  for (int i = 0; i < n; ++i) q->ops.push_back(make(i, seq));
+  for (int i = 0; i < n; ++i) fill(q->ops.emplace_back(), i, seq);
   queue_list(q);
   advance(q);  // completion begins now; the poller finishes it
   return errc::success;
