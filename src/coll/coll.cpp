@@ -100,6 +100,7 @@ struct cache_entry {
   cache_key key;
   const plan* p;
   uint64_t used;
+  bool shm_ready;  // the communicator's shared-memory region was ready when key.al was selected
 };
 
 constexpr size_t cache_capacity = 64;
@@ -142,7 +143,21 @@ void cache_insert(const cache_key& k, const plan* p) {
     g_cache.erase(lru);
   }
   p->retain();
-  g_cache.push_back(cache_entry{k, p, ++g_cache_clock});
+  g_cache.push_back(cache_entry{k, p, ++g_cache_clock, shm::region_ready(k.c)});
+  g_cache_hint[size_t(k.kind)] = g_cache.size() - 1;
+}
+
+// The entry this kind of collective used last, if the call repeats it: same arguments and the
+// same state of the communicator's shared-memory region (the only state selection reads besides
+// the arguments and the environment, which is read once), so select() would choose its
+// algorithm again and can be skipped.
+const plan* cache_repeat(const coll_args& a) {
+  const size_t hint = g_cache_hint[size_t(a.kind)];
+  if (hint >= g_cache.size()) return nullptr;
+  cache_entry& e = g_cache[hint];
+  if (e.shm_ready != shm::region_ready(a.c) || !(e.key == key_of(a, e.key.al))) return nullptr;
+  e.used = ++g_cache_clock;
+  return e.p;
 }
 }  // namespace
 
@@ -164,13 +179,21 @@ errc prepare(const coll_args& a, uint64_t* seq, const plan** out) {
                            "%u collective operations are already outstanding on this communicator "
                            "(MPIX_ICOLL_MAX_OUTSTANDING); complete some first",
                            a.c->coll_pending);
+  const bool use_cache = cacheable(a);
+  if (use_cache) {
+    if (const plan* p = cache_repeat(a)) {
+      p->retain();
+      *out = p;
+      return errc::success;
+    }
+  }
   const algorithm* al = select(a);
   if (!al)
     return core::error_set(errc::intern, "no %s algorithm can run these arguments", coll_name(a.kind));
-  const bool use_cache = cacheable(a);
   const cache_key key = key_of(a, al);
   const plan* p = use_cache ? cache_find(key) : nullptr;
   if (p) {
+    g_cache[g_cache_hint[size_t(a.kind)]].shm_ready = shm::region_ready(a.c);
     p->retain();
   } else {
     auto* fresh = new plan;
