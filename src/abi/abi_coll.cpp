@@ -44,7 +44,7 @@ errc coll_check_reduction(MPI_Op op, const core::datatype* t, const core::op** o
   return errc::success;
 }
 
-int coll_launch(const char* fn, const coll::coll_args& a, coll_mode m) {
+int coll_launch(const char* fn, const coll::coll_args& a, const coll_mode& m) {
   if (m.persistent) return coll_launch_persistent(fn, a, m);
   MPI_Request* request = m.request;
   if (m.nonblocking && !request) {
@@ -70,7 +70,7 @@ using abi::coll_check_reduction;
 using abi::coll_check_root;
 using abi::coll_launch;
 
-int barrier_impl(const char* fn, MPI_Comm comm, abi::coll_mode request) {
+int barrier_impl(const char* fn, MPI_Comm comm, const abi::coll_mode& request) {
   core::comm* c = nullptr;
   if (errc e = coll_check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
   coll::coll_args a;
@@ -80,7 +80,7 @@ int barrier_impl(const char* fn, MPI_Comm comm, abi::coll_mode request) {
 }
 
 int bcast_impl(const char* fn, void* buf, int64_t count, MPI_Datatype type, int root, MPI_Comm comm,
-               abi::coll_mode request) {
+               const abi::coll_mode& request) {
   core::comm* c = nullptr;
   const core::datatype* t = nullptr;
   if (errc e = coll_check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
@@ -97,7 +97,7 @@ int bcast_impl(const char* fn, void* buf, int64_t count, MPI_Datatype type, int 
 }
 
 int reduce_impl(const char* fn, bool all, const void* sendbuf, void* recvbuf, int64_t count, MPI_Datatype type,
-                MPI_Op op, int root, MPI_Comm comm, abi::coll_mode request) {
+                MPI_Op op, int root, MPI_Comm comm, const abi::coll_mode& request) {
   core::comm* c = nullptr;
   const core::datatype* t = nullptr;
   const core::op* o = nullptr;

@@ -34,7 +34,7 @@ struct coll_mode {
 };
 // Runs the collective: blocking when there is no request, else nonblocking with *request set, or
 // persistent: an inactive request bound at init (abi_coll_persistent.cpp).
-int coll_launch(const char* fn, const coll::coll_args& a, coll_mode m);
-int coll_launch_persistent(const char* fn, const coll::coll_args& a, coll_mode m);
+int coll_launch(const char* fn, const coll::coll_args& a, const coll_mode& m);
+int coll_launch_persistent(const char* fn, const coll::coll_args& a, const coll_mode& m);
 
 }  // namespace baton::abi

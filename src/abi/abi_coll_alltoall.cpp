@@ -51,7 +51,7 @@ errc check_types(const MPI_Datatype* types, const std::vector<int64_t>& counts,
 }
 
 int alltoall_impl(const char* fn, const void* sendbuf, int64_t scount, MPI_Datatype stype, void* recvbuf,
-                  int64_t rcount, MPI_Datatype rtype, MPI_Comm comm, abi::coll_mode request) {
+                  int64_t rcount, MPI_Datatype rtype, MPI_Comm comm, const abi::coll_mode& request) {
   core::comm* c = nullptr;
   const core::datatype* st = nullptr;
   const core::datatype* rt = nullptr;
@@ -79,7 +79,7 @@ int alltoall_impl(const char* fn, const void* sendbuf, int64_t scount, MPI_Datat
 template <class C, class D>
 int alltoallv_impl(const char* fn, const void* sendbuf, const C* scounts, const D* sdispls, MPI_Datatype stype,
                    void* recvbuf, const C* rcounts, const D* rdispls, MPI_Datatype rtype, MPI_Comm comm,
-                   abi::coll_mode request) {
+                   const abi::coll_mode& request) {
   core::comm* c = nullptr;
   const core::datatype* st = nullptr;
   const core::datatype* rt = nullptr;
@@ -122,7 +122,7 @@ int alltoallv_impl(const char* fn, const void* sendbuf, const C* scounts, const 
 template <class C, class D>
 int alltoallw_impl(const char* fn, const void* sendbuf, const C* scounts, const D* sdispls, const MPI_Datatype* stypes,
                    void* recvbuf, const C* rcounts, const D* rdispls, const MPI_Datatype* rtypes, MPI_Comm comm,
-                   abi::coll_mode request) {
+                   const abi::coll_mode& request) {
   core::comm* c = nullptr;
   const bool in_place = sendbuf == MPI_IN_PLACE;
   if (errc e = abi::coll_check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
@@ -166,7 +166,7 @@ int alltoallw_impl(const char* fn, const void* sendbuf, const C* scounts, const 
 // reduce_scatter (counts != nullptr) or reduce_scatter_block (every block `count` elements).
 template <class C>
 int reduce_scatter_impl(const char* fn, const void* sendbuf, void* recvbuf, const C* counts, int64_t count,
-                        MPI_Datatype type, MPI_Op op, MPI_Comm comm, abi::coll_mode request, bool block) {
+                        MPI_Datatype type, MPI_Op op, MPI_Comm comm, const abi::coll_mode& request, bool block) {
   core::comm* c = nullptr;
   const core::datatype* t = nullptr;
   const core::op* o = nullptr;
@@ -200,7 +200,7 @@ int reduce_scatter_impl(const char* fn, const void* sendbuf, void* recvbuf, cons
 }
 
 int scan_impl(const char* fn, bool exclusive, const void* sendbuf, void* recvbuf, int64_t count, MPI_Datatype type,
-              MPI_Op op, MPI_Comm comm, abi::coll_mode request) {
+              MPI_Op op, MPI_Comm comm, const abi::coll_mode& request) {
   core::comm* c = nullptr;
   const core::datatype* t = nullptr;
   const core::op* o = nullptr;

@@ -91,7 +91,7 @@ errc fill_regular(coll::coll_kind kind, core::comm* c, const void* sendbuf, int6
 }
 
 int regular_impl(const char* fn, coll::coll_kind kind, const void* sendbuf, int64_t scount, MPI_Datatype stype,
-                 void* recvbuf, int64_t rcount, MPI_Datatype rtype, int root, MPI_Comm comm, abi::coll_mode request) {
+                 void* recvbuf, int64_t rcount, MPI_Datatype rtype, int root, MPI_Comm comm, const abi::coll_mode& request) {
   core::comm* c = nullptr;
   if (errc e = abi::coll_check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
   coll::coll_args a;
@@ -105,7 +105,7 @@ int regular_impl(const char* fn, coll::coll_kind kind, const void* sendbuf, int6
 template <class Count, class Displ>
 int vector_impl(const char* fn, coll::coll_kind kind, const void* sendbuf, void* recvbuf, int64_t count,
                 MPI_Datatype type, const Count* counts, const Displ* displs, MPI_Datatype vtype, int root,
-                MPI_Comm comm, abi::coll_mode request) {
+                MPI_Comm comm, const abi::coll_mode& request) {
   core::comm* c = nullptr;
   if (errc e = abi::coll_check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
   const bool all = kind == coll::coll_kind::allgatherv, scatter = kind == coll::coll_kind::scatterv;

@@ -13,7 +13,7 @@ using core::errc;
 
 namespace baton::abi {
 
-int coll_launch_persistent(const char* fn, const coll::coll_args& a, coll_mode m) {
+int coll_launch_persistent(const char* fn, const coll::coll_args& a, const coll_mode& m) {
   if (!m.request) {
     (void)core::error_set(errc::arg, "the request argument is NULL");
     return raise(fn, a.c, errc::arg);

@@ -38,7 +38,7 @@ errc widen(const T* a, size_t n, const char* what, std::vector<int64_t>& out) {
 
 // allgather (one send block for every out-neighbor) or alltoall (one block per out-neighbor).
 int uniform_impl(const char* fn, coll_kind kind, const void* sendbuf, int64_t scount, MPI_Datatype stype,
-                 void* recvbuf, int64_t rcount, MPI_Datatype rtype, MPI_Comm comm, abi::coll_mode mode) {
+                 void* recvbuf, int64_t rcount, MPI_Datatype rtype, MPI_Comm comm, const abi::coll_mode& mode) {
   core::comm* c = nullptr;
   const core::topology* t = nullptr;
   const core::datatype* st = nullptr;
@@ -60,7 +60,7 @@ int uniform_impl(const char* fn, coll_kind kind, const void* sendbuf, int64_t sc
 
 template <class C, class D>
 int allgatherv_impl(const char* fn, const void* sendbuf, int64_t scount, MPI_Datatype stype, void* recvbuf,
-                    const C* rcounts, const D* rdispls, MPI_Datatype rtype, MPI_Comm comm, abi::coll_mode mode) {
+                    const C* rcounts, const D* rdispls, MPI_Datatype rtype, MPI_Comm comm, const abi::coll_mode& mode) {
   core::comm* c = nullptr;
   const core::topology* t = nullptr;
   const core::datatype* st = nullptr;
@@ -88,7 +88,7 @@ int allgatherv_impl(const char* fn, const void* sendbuf, int64_t scount, MPI_Dat
 template <class C, class D>
 int alltoallv_impl(const char* fn, const void* sendbuf, const C* scounts, const D* sdispls, MPI_Datatype stype,
                    void* recvbuf, const C* rcounts, const D* rdispls, MPI_Datatype rtype, MPI_Comm comm,
-                   abi::coll_mode mode) {
+                   const abi::coll_mode& mode) {
   core::comm* c = nullptr;
   const core::topology* t = nullptr;
   const core::datatype* st = nullptr;
@@ -136,7 +136,7 @@ errc check_types(const MPI_Datatype* types, const std::vector<int64_t>& counts, 
 template <class C>
 int alltoallw_impl(const char* fn, const void* sendbuf, const C* scounts, const MPI_Aint* sdispls,
                    const MPI_Datatype* stypes, void* recvbuf, const C* rcounts, const MPI_Aint* rdispls,
-                   const MPI_Datatype* rtypes, MPI_Comm comm, abi::coll_mode mode) {
+                   const MPI_Datatype* rtypes, MPI_Comm comm, const abi::coll_mode& mode) {
   core::comm* c = nullptr;
   const core::topology* t = nullptr;
   std::vector<int64_t> sc, sd, rc, rd;

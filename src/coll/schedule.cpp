@@ -564,18 +564,89 @@ void launch(run* r, bool defer) {
 }
 }  // namespace
 
-errc run_start(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf, int tag_prefix, core::request** out) {
-  run* r = make_run(p, c, sendbuf, recvbuf);
-  r->tag_prefix = tag_prefix;
+namespace {
+core::request* coll_request(run* r) {
   core::request* u = core::request_new(core::req_kind::coll);
   u->ops = &coll_request_ops;
   u->ext = r;
   u->c = nullptr;  // the run holds the communicator
   u->active = true;
-  r->user = u;
-  *out = u;
-  // Nonblocking calls (tag bit 30) leave the work to the progress thread when it runs.
-  launch(r, (tag_prefix & (1 << 30)) != 0 && core::progress_thread_active());
+  if (r) r->user = u;
+  return u;
+}
+
+// A chain of local and shared-memory steps (plan::runs_inline) tried at once, as far as it goes
+// without waiting. Returns how many steps are done (all of them: the collective is over).
+uint32_t run_ahead(const plan* p, const poll_ctx& ctx) {
+  const uint32_t n = static_cast<uint32_t>(p->steps.size());
+  uint32_t k = 0;
+  for (; k < n; ++k) {
+    const step& s = p->steps[k];
+    if (s.kind == step_kind::poll) {
+      if (!s.fn(ctx, s)) break;
+    } else if (s.kind == step_kind::reduce) {
+      errc e = core::reduce_typed(*p->op, ctx.address(s.a), ctx.address(s.b), s.count, *s.type, type_abi_handle(s.type));
+      if (e != errc::success) ctx.fail(e);
+    } else {  // copy
+      uint64_t bytes = 0;
+      (void)core::copy_typed(ctx.address(s.a), s.count, *s.type, ctx.address(s.b), s.count, *s.type, &bytes);
+    }
+  }
+  return k;
+}
+
+// Launches r with its first k steps already done (by run_ahead): their successors wait only for
+// the steps from k on.
+void launch_at(run* r, uint32_t k, errc error) {
+  const plan* p = r->p;
+  ++r->c->coll_pending;
+  ++g_in_flight;
+  const uint32_t n = static_cast<uint32_t>(p->steps.size());
+  r->remaining = n - k;
+  r->error = error;
+  r->queued = true;
+  for (uint32_t i = k; i < n; ++i) {
+    uint32_t w = 0;
+    for (uint32_t d = p->steps[i].dep_begin; d < p->steps[i].dep_end; ++d) w += p->deps[d] >= k ? 1 : 0;
+    r->waiting[i] = w;
+  }
+  for (uint32_t i = k; i < n; ++i)
+    if (r->waiting[i] == 0) start_step(r, i);
+  advance(r);
+}
+}  // namespace
+
+errc run_start(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf, int tag_prefix, core::request** out) {
+  // Nonblocking calls (tag bit 30) leave the work to the progress thread when it runs (for plans
+  // that move enough to be worth the hand-off, see launch()).
+  const bool defer = (tag_prefix & (1 << 30)) != 0 && core::progress_thread_active();
+  if (p->runs_inline && !(defer && p->max_step_bytes >= defer_min_bytes)) {
+    // Local and shared-memory steps only: as far as they go now, without a run. A collective
+    // whose data is all there (a broadcast's root, an allreduce whose peers published first) is
+    // over before the call returns; the rest continues from the first step that has to wait.
+    void* base[max_slots] = {const_cast<void*>(sendbuf), recvbuf};
+    errc error = errc::success;
+    const uint64_t seq = p->uses_shm ? ++c->coll_shm_seq : 0;
+    const poll_ctx ctx{c, shm::region_of(c), seq, base, p->op, &error};
+    const uint32_t k = run_ahead(p, ctx);
+    if (k == p->steps.size()) {
+      core::request* u = coll_request(nullptr);
+      u->status.error = error;
+      u->mark_complete();
+      *out = u;
+      return errc::success;
+    }
+    run* r = make_run(p, c, sendbuf, recvbuf);
+    r->tag_prefix = tag_prefix;
+    r->shm_seq = seq;
+    *out = coll_request(r);
+    launch_at(r, k, error);
+    return errc::success;
+  }
+  run* r = make_run(p, c, sendbuf, recvbuf);
+  r->tag_prefix = tag_prefix;
+  *out = coll_request(r);
+  launch(r, defer);
   return errc::success;
 }
 
