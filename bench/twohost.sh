@@ -6,6 +6,7 @@
 # over the same link for reference. Needs root (namespaces).
 #
 #   bench/twohost.sh [--baton-build DIR] [--repeats R] [--max-size BYTES] [--out DIR]
+#                    [--libs baton,mpich,openmpi]
 #
 # Each library runs R launches (default 3) of bench/pt2pt_latency.c and bench/pt2pt_bandwidth.c;
 # the table shows the median over launches of each launch's median batch. Results go to
@@ -14,13 +15,14 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
-build=build repeats=3 max=4194304 out="$here/results"
+build=build repeats=3 max=4194304 out="$here/results" want=baton,mpich,openmpi
 while [ $# -gt 0 ]; do
   case $1 in
     --baton-build) build=$2; shift ;;
     --repeats) repeats=$2; shift ;;
     --max-size) max=$2; shift ;;
     --out) out=$2; shift ;;
+    --libs) want=$2; shift ;;  # Open MPI's TCP path here takes ~4 ms per message: a run is long
     -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) echo "twohost.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -35,6 +37,7 @@ trap '"$tools/down" >/dev/null 2>&1; rm -rf "$work"' EXIT
 declare -A cc=([baton]="$root/$build/bin/mpicc" [mpich]=mpicc.mpich [openmpi]=mpicc.openmpi)
 libs=()
 for lib in baton mpich openmpi; do
+  [[ ",$want," == *",$lib,"* ]] || continue
   if command -v "${cc[$lib]}" >/dev/null 2>&1; then
     for b in pt2pt_latency pt2pt_bandwidth pingpong_typical pingpong_wake; do
       "${cc[$lib]}" -O2 -I "$here" "$here/$b.c" -o "$work/$b.$lib"
