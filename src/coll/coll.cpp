@@ -170,8 +170,11 @@ void cache_clear() {
 
 namespace {
 // Takes the collective's sequence number and finds or builds its plan (engine lock held). On
-// success *out holds a reference the caller releases.
-errc prepare(const coll_args& a, uint64_t* seq, const plan** out) {
+// success *out is the plan; *owned says whether the caller holds a reference to release. A cached
+// plan is lent without one (the cache keeps it alive while the engine lock is held, and saving the
+// two atomic operations shows on an 8-byte nonblocking collective); a caller that lets the lock go
+// must take its own.
+errc prepare(const coll_args& a, uint64_t* seq, const plan** out, bool* owned) {
   // Every rank consumes one sequence number per collective, whatever happens below.
   *seq = a.c->coll_seq++;
   if (a.c->coll_pending >= max_outstanding)
@@ -182,8 +185,8 @@ errc prepare(const coll_args& a, uint64_t* seq, const plan** out) {
   const bool use_cache = cacheable(a);
   if (use_cache) {
     if (const plan* p = cache_repeat(a)) {
-      p->retain();
       *out = p;
+      *owned = false;
       return errc::success;
     }
   }
@@ -192,6 +195,7 @@ errc prepare(const coll_args& a, uint64_t* seq, const plan** out) {
     return core::error_set(errc::intern, "no %s algorithm can run these arguments", coll_name(a.kind));
   const cache_key key = key_of(a, al);
   const plan* p = use_cache ? cache_find(key) : nullptr;
+  *owned = true;
   if (p) {
     g_cache[g_cache_hint[size_t(a.kind)]].shm_ready = shm::region_ready(a.c);
     p->retain();
@@ -215,9 +219,10 @@ errc start(const coll_args& a, bool nonblocking, core::request** out) {
   core::engine_guard g;
   uint64_t seq = 0;
   const plan* p = nullptr;
-  if (errc e = prepare(a, &seq, &p); e != errc::success) return e;
+  bool owned = false;
+  if (errc e = prepare(a, &seq, &p, &owned); e != errc::success) return e;
   errc e = run_start(p, a.c, a.sendbuf, a.recvbuf, make_tag_prefix(seq, nonblocking), out);
-  p->release();  // the run holds its own reference
+  if (owned) p->release();  // the run holds its own reference
   g.unlock();     // a progress thread woken now finds the lock free
   if (nonblocking) core::progress_new_work();
   return e;
@@ -233,15 +238,22 @@ errc run_blocking(const coll_args& a) {
     core::engine_guard g;
     uint64_t seq = 0;
     const plan* p = nullptr;
-    if (errc e = prepare(a, &seq, &p); e != errc::success) return e;
+    bool owned = false;
+    if (errc e = prepare(a, &seq, &p, &owned); e != errc::success) return e;
+    // Waiting below lets the engine lock go; with other threads about, one of their collectives
+    // could evict the plan from the cache meanwhile: hold a reference then.
+    if (!owned && core::rt().threaded) {
+      p->retain();
+      owned = true;
+    }
     if (p->runs_inline) {
       // A chain of local and shared-memory steps: run it here, without a run or a request.
       errc e = run_inline(p, a.c, a.sendbuf, a.recvbuf, g);
-      p->release();
+      if (owned) p->release();
       return e;
     }
     errc e = run_start(p, a.c, a.sendbuf, a.recvbuf, make_tag_prefix(seq, false), &r);
-    p->release();
+    if (owned) p->release();
     if (e != errc::success) return e;
     core::progress_wait(g, [r] { return r->is_complete(); });
   }
