@@ -13,28 +13,15 @@
 set -u
 launcher=$1 np=$2 limit=$3
 shift 3
-envs=()
-while [ $# -gt 0 ] && [ "$1" != "--" ]; do envs+=("$1"); shift; done
-shift
-tools=${BATON_TWOHOST_TOOLS:-$(cd "$(dirname "$0")/../../.." && pwd)/shared/tools/twohost}
-if [ ! -x "$tools/up" ]; then
-  echo "SKIP: the twohost tools are not at $tools (set BATON_TWOHOST_TOOLS)"
-  exit 77
-fi
+. "$(dirname "$0")/common.sh"
+twohost_args "$@"
 case $launcher in
   hydra|hydra2) command -v mpiexec.hydra >/dev/null || { echo "SKIP: mpiexec.hydra (Debian mpich) not installed"; exit 77; } ;;
   ompi) command -v mpirun >/dev/null && mpirun --version 2>/dev/null | grep -q "Open MPI" ||
           { echo "SKIP: Open MPI's mpirun not installed"; exit 77; } ;;
   *) echo "run.sh: unknown launcher $launcher" >&2; exit 2 ;;
 esac
-exec 9>/tmp/baton-twohost.lock
-flock 9
-if ! out=$("$tools/up" 2>&1); then
-  rc=$?
-  echo "$out"
-  if [ $rc = 77 ]; then echo "SKIP: cannot create two simulated hosts here (needs root and iproute2)"; exit 77; fi
-  exit $rc
-fi
+twohost_up
 trap '"$tools/down" >/dev/null 2>&1' EXIT
 ppn=$(( (np + 1) / 2 ))
 case $launcher in
@@ -43,7 +30,7 @@ case $launcher in
     [ "$launcher" = hydra2 ] && genv+=(-genv PMI_VERSION 2)
     for e in "${envs[@]}"; do genv+=(-genv "${e%%=*}" "${e#*=}"); done
     timeout -k 5 "$limit" "$tools/on" hostA mpiexec.hydra -hosts 10.99.0.1,10.99.0.2 -n "$np" -ppn "$ppn" \
-      -launcher ssh -launcher-exec "$tools/hydra-exec" "${genv[@]}" "$@"
+      -launcher ssh -launcher-exec "$tools/hydra-exec" "${genv[@]}" "${prog[@]}"
     ;;
   ompi)
     xenv=()
@@ -56,6 +43,6 @@ case $launcher in
     # launcher-exec Hydra uses (an ssh stand-in) and talk TCP over the veth link.
     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
     timeout -k 5 "$limit" "$tools/on" hostA mpirun --mca plm_rsh_agent "$tools/hydra-exec" \
-      --mca btl self,tcp --host "10.99.0.1:$ppn,10.99.0.2:$ppn" -n "$np" --map-by slot "${xenv[@]}" "$@"
+      --mca btl self,tcp --host "10.99.0.1:$ppn,10.99.0.2:$ppn" -n "$np" --map-by slot "${xenv[@]}" "${prog[@]}"
     ;;
 esac

@@ -11,24 +11,14 @@
 set -u
 plugin=$1 np=$2 limit=$3
 shift 3
-envs=()
-while [ $# -gt 0 ] && [ "$1" != "--" ]; do envs+=("$1"); shift; done
-shift
-tools=${BATON_TWOHOST_TOOLS:-$(cd "$(dirname "$0")/../../.." && pwd)/shared/tools/twohost}
-[ -x "$tools/up" ] || { echo "SKIP: the twohost tools are not at $tools (set BATON_TWOHOST_TOOLS)"; exit 77; }
+. "$(dirname "$0")/common.sh"
+twohost_args "$@"
 for p in srun slurmd slurmctld munged; do
   command -v $p >/dev/null || [ -x /usr/sbin/$p ] ||
     { echo "SKIP: $p not installed (Debian slurmd slurmctld slurm-client munge)"; exit 77; }
 done
 PATH=$PATH:/usr/sbin
-exec 9>/tmp/baton-twohost.lock
-flock 9
-if ! out=$("$tools/up" 2>&1); then
-  rc=$?
-  echo "$out"
-  if [ $rc = 77 ]; then echo "SKIP: cannot create two simulated hosts here (needs root and iproute2)"; exit 77; fi
-  exit $rc
-fi
+twohost_up
 dir=$(mktemp -d /tmp/baton-slurm.XXXXXX)
 chmod 711 "$dir"
 cleanup() {
@@ -99,7 +89,7 @@ minutes=$(( (limit + 59) / 60 ))
 envstr=ALL
 for e in "${envs[@]}"; do envstr="$envstr,$e"; done
 "$tools/on" hostA timeout -k 5 "$limit" srun --mpi="$plugin" -N 2 -n "$np" -m block -O \
-  --ntasks-per-node="$perA" -t "$minutes" --export="$envstr" "$@"
+  --ntasks-per-node="$perA" -t "$minutes" --export="$envstr" "${prog[@]}"
 rc=$?
 [ $rc = 0 ] || show_logs
 exit $rc
