@@ -480,28 +480,37 @@ void schedule_init() {
 
 uint64_t runs_in_flight() { return g_in_flight; }
 
+namespace {
+// A chain of local and shared-memory steps (plan::runs_inline) from step k, as far as it goes
+// without waiting. Returns the first step not done (the plan's size: the collective is over).
+uint32_t run_ahead(const plan* p, const poll_ctx& ctx, uint32_t k = 0) {
+  const uint32_t n = static_cast<uint32_t>(p->steps.size());
+  for (; k < n; ++k) {
+    const step& s = p->steps[k];
+    if (s.kind == step_kind::poll) {
+      if (!s.fn(ctx, s)) break;
+    } else if (s.kind == step_kind::reduce) {
+      errc e = core::reduce_typed(*p->op, ctx.address(s.a), ctx.address(s.b), s.count, *s.type, type_abi_handle(s.type));
+      if (e != errc::success) ctx.fail(e);
+    } else {  // copy (runs_inline plans have no messages)
+      uint64_t bytes = 0;
+      (void)core::copy_typed(ctx.address(s.a), s.count, *s.type, ctx.address(s.b), s.count, *s.type, &bytes);
+    }
+  }
+  return k;
+}
+}  // namespace
+
 errc run_inline(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf, core::engine_guard& g) {
+  if (!p->runs_inline) return core::error_set(errc::intern, "a plan with messages cannot run inline");
   void* base[max_slots] = {const_cast<void*>(sendbuf), recvbuf};
   errc error = errc::success;
   const poll_ctx ctx{c, shm::region_of(c), p->uses_shm ? ++c->coll_shm_seq : 0, base, p->op, &error};
-  for (const step& s : p->steps) {
-    switch (s.kind) {
-      case step_kind::poll:
-        core::progress_wait(g, [&ctx, &s] { return s.fn(ctx, s); });
-        break;
-      case step_kind::reduce: {
-        errc e = core::reduce_typed(*p->op, ctx.address(s.a), ctx.address(s.b), s.count, *s.type, type_abi_handle(s.type));
-        if (e != errc::success) ctx.fail(e);
-        break;
-      }
-      case step_kind::copy: {
-        uint64_t bytes = 0;
-        (void)core::copy_typed(ctx.address(s.a), s.count, *s.type, ctx.address(s.b), s.count, *s.type, &bytes);
-        break;
-      }
-      default:
-        return core::error_set(errc::intern, "a plan with messages cannot run inline");
-    }
+  // Each step that has to wait is waited for here, then the chain goes on.
+  const uint32_t n = static_cast<uint32_t>(p->steps.size());
+  for (uint32_t k = run_ahead(p, ctx); k < n; k = run_ahead(p, ctx, k + 1)) {
+    const step& s = p->steps[k];
+    core::progress_wait(g, [&ctx, &s] { return s.fn(ctx, s); });
   }
   return error;
 }
@@ -573,26 +582,6 @@ core::request* coll_request(run* r) {
   u->active = true;
   if (r) r->user = u;
   return u;
-}
-
-// A chain of local and shared-memory steps (plan::runs_inline) tried at once, as far as it goes
-// without waiting. Returns how many steps are done (all of them: the collective is over).
-uint32_t run_ahead(const plan* p, const poll_ctx& ctx) {
-  const uint32_t n = static_cast<uint32_t>(p->steps.size());
-  uint32_t k = 0;
-  for (; k < n; ++k) {
-    const step& s = p->steps[k];
-    if (s.kind == step_kind::poll) {
-      if (!s.fn(ctx, s)) break;
-    } else if (s.kind == step_kind::reduce) {
-      errc e = core::reduce_typed(*p->op, ctx.address(s.a), ctx.address(s.b), s.count, *s.type, type_abi_handle(s.type));
-      if (e != errc::success) ctx.fail(e);
-    } else {  // copy
-      uint64_t bytes = 0;
-      (void)core::copy_typed(ctx.address(s.a), s.count, *s.type, ctx.address(s.b), s.count, *s.type, &bytes);
-    }
-  }
-  return k;
 }
 
 // Launches r with its first k steps already done (by run_ahead): their successors wait only for

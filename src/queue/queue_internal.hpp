@@ -37,7 +37,6 @@ class op_ring {
   op& front() { return buf_[head_ & mask_]; }
   op& back() { return buf_[(tail_ - 1) & mask_]; }
   void pop_front() { ++head_; }
-  void push_back(const op& o) { emplace_back() = o; }
   // A fresh record at the back, for the caller to fill in place: building an op on the stack and
   // copying it in reads back, 16 bytes at a time, what was just stored a field at a time, and
   // that stalls store forwarding (it was a fifth of an 8-byte queue ring's time).
