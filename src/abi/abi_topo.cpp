@@ -60,6 +60,17 @@ errc weights_of(const int* w, int64_t n, const char* what, const int** out) {
 
 MPI_Comm handle_or_null(core::comm* c) { return c ? abi::to_handle(c) : MPI_COMM_NULL; }
 
+// What every constructor does around its own work: the output pointer checked first, then the
+// new communicator stored (MPI_COMM_NULL for a rank the new one leaves out).
+template <class Make>
+errc new_comm(MPI_Comm* out, const char* what, Make make) {
+  if (errc e = non_null(out, what); e != errc::success) return e;
+  core::comm* n = nullptr;
+  errc e = make(&n);
+  if (e == errc::success) *out = handle_or_null(n);
+  return e;
+}
+
 }  // namespace
 
 extern "C" {
@@ -76,11 +87,7 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
   core::comm* c = nullptr;
   if (errc e = abi::coll_check_comm(fn, comm_old, &c); e != errc::success) return abi::raise(fn, c, e);
   return call(fn, c, [&] {
-    if (errc e = non_null(comm_cart, "comm_cart"); e != errc::success) return e;
-    core::comm* n = nullptr;
-    errc e = core::cart_create(c, ndims, dims, periods, &n);
-    if (e == errc::success) *comm_cart = handle_or_null(n);
-    return e;
+    return new_comm(comm_cart, "comm_cart", [&](core::comm** n) { return core::cart_create(c, ndims, dims, periods, n); });
   });
 }
 
@@ -174,11 +181,7 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
   const core::topology* t = nullptr;
   if (errc e = check_topo(fn, comm, &c, &t, &cart); e != errc::success) return abi::raise(fn, c, e);
   return call(fn, c, [&] {
-    if (errc e = non_null(newcomm, "newcomm"); e != errc::success) return e;
-    core::comm* n = nullptr;
-    errc e = core::cart_sub(c, remain_dims, &n);
-    if (e == errc::success) *newcomm = handle_or_null(n);
-    return e;
+    return new_comm(newcomm, "newcomm", [&](core::comm** n) { return core::cart_sub(c, remain_dims, n); });
   });
 }
 
@@ -209,11 +212,7 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int indx[], const int
   core::comm* c = nullptr;
   if (errc e = abi::coll_check_comm(fn, comm_old, &c); e != errc::success) return abi::raise(fn, c, e);
   return call(fn, c, [&] {
-    if (errc e = non_null(comm_graph, "comm_graph"); e != errc::success) return e;
-    core::comm* n = nullptr;
-    errc e = core::graph_create(c, nnodes, indx, edges, &n);
-    if (e == errc::success) *comm_graph = handle_or_null(n);
-    return e;
+    return new_comm(comm_graph, "comm_graph", [&](core::comm** n) { return core::graph_create(c, nnodes, indx, edges, n); });
   });
 }
 
@@ -307,8 +306,7 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
   const char* fn = "MPI_Dist_graph_create_adjacent";
   core::comm* c = nullptr;
   if (errc e = abi::coll_check_comm(fn, comm_old, &c); e != errc::success) return abi::raise(fn, c, e);
-  return call(fn, c, [&]() -> errc {
-    if (errc e = non_null(comm_dist_graph, "comm_dist_graph"); e != errc::success) return e;
+  return call(fn, c, [&] { return new_comm(comm_dist_graph, "comm_dist_graph", [&](core::comm** n) -> errc {
     if (errc e = check_info(info); e != errc::success) return e;
     const bool s_unw = sourceweights == MPI_UNWEIGHTED, d_unw = destweights == MPI_UNWEIGHTED;
     const int* sw = nullptr;
@@ -322,11 +320,8 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
       if (errc e = weights_of(sourceweights, indegree, "sourceweights", &sw); e != errc::success) return e;
       if (errc e = weights_of(destweights, outdegree, "destweights", &dw); e != errc::success) return e;
     }
-    core::comm* n = nullptr;
-    errc e = core::dist_graph_create_adjacent(c, indegree, sources, sw, outdegree, destinations, dw, &n);
-    if (e == errc::success) *comm_dist_graph = handle_or_null(n);
-    return e;
-  });
+    return core::dist_graph_create_adjacent(c, indegree, sources, sw, outdegree, destinations, dw, n);
+  }); });
 }
 
 int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
@@ -335,18 +330,14 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
   const char* fn = "MPI_Dist_graph_create";
   core::comm* c = nullptr;
   if (errc e = abi::coll_check_comm(fn, comm_old, &c); e != errc::success) return abi::raise(fn, c, e);
-  return call(fn, c, [&]() -> errc {
-    if (errc e = non_null(comm_dist_graph, "comm_dist_graph"); e != errc::success) return e;
+  return call(fn, c, [&] { return new_comm(comm_dist_graph, "comm_dist_graph", [&](core::comm** nc) -> errc {
     if (errc e = check_info(info); e != errc::success) return e;
     int64_t nedges = 0;
     for (int i = 0; degrees && i < n; ++i) nedges += std::max(degrees[i], 0);
     const int* w = nullptr;
     if (errc e = weights_of(weights, nedges, "weights", &w); e != errc::success) return e;
-    core::comm* nc = nullptr;
-    errc e = core::dist_graph_create(c, n, sources, degrees, destinations, w, &nc);
-    if (e == errc::success) *comm_dist_graph = handle_or_null(nc);
-    return e;
-  });
+    return core::dist_graph_create(c, n, sources, degrees, destinations, w, nc);
+  }); });
 }
 
 int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree, int* weighted) {
