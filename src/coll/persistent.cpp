@@ -200,9 +200,9 @@ errc persistent_init(const coll_args& args, const core::info* info, core::reques
         a.count * a.type->size() >= shm::single_copy_min && shm::single_copy_enabled()) {
       // A large bcast reads the root's bound buffer directly (one copy instead of two).
       g.unlock();
-      const bool root = c->rank == a.root;
-      e = shm::region_single_copy(c, own, a.root, root ? static_cast<const char*>(a.recvbuf) + a.type->true_lb() : nullptr,
-                                  a.type->is_contiguous());
+      const int64_t bytes = a.count * a.type->size();
+      e = shm::region_single_copy(c, own, a.root, static_cast<const char*>(a.recvbuf) + a.type->true_lb(),
+                                  a.type->is_contiguous(), bytes >= shm::split_min);
       g.lock();
       if (e != errc::success) {
         shm::region_destroy(own);

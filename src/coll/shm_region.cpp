@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "coll/coll.hpp"
+#include "core/copy.hpp"
 #include "core/datatype.hpp"
 #include "core/op.hpp"
 #include "core/runtime.hpp"
@@ -215,21 +216,36 @@ bool region::read_from(int32_t pid, uint64_t addr, char* dst, int64_t len) {
   return true;
 }
 
+bool region::write_to(int32_t pid, uint64_t addr, const char* src, int64_t len) {
+  int64_t got = 0;
+  while (got < len) {
+    struct iovec local {
+      const_cast<char*>(src) + got, size_t(len - got)
+    };
+    struct iovec remote {
+      reinterpret_cast<char*>(addr) + got, size_t(len - got)
+    };
+    const ssize_t n = ::process_vm_writev(pid_t(pid), &local, 1, &remote, 1, 0);
+    if (n <= 0) return false;
+    got += n;
+  }
+  return true;
+}
+
 bool single_copy_enabled() {
   static const bool on = [] {
     const char* v = std::getenv("BATON_PCOLL_SINGLE_COPY");
-    const char* cma = std::getenv("BATON_SHM_CMA");
-    return v && std::strcmp(v, "1") == 0 && !(cma && std::strcmp(cma, "0") == 0);
+    return core::cma_wanted() && !(v && std::strcmp(v, "0") == 0);
   }();
   return on;
 }
 
-errc region_single_copy(core::comm* c, region* g, int root, const void* root_buf, bool mine) {
+errc region_single_copy(core::comm* c, region* g, int root, const void* buf, bool mine, bool split) {
   const bool off = !single_copy_enabled();
-  // Each rank's pid and (root) buffer address in its second done line, unused in-order.
+  // Each rank's pid and buffer address in its second done line, unused in-order.
   auto* info = reinterpret_cast<uint64_t*>(g->base + (size_t(g->n + g->me) * size_t(g->nslots) + 1) * 64);
   info[0] = uint64_t(::getpid());
-  info[1] = reinterpret_cast<uint64_t>(root_buf);
+  info[1] = reinterpret_cast<uint64_t>(buf);
   coll_args bar;
   bar.kind = coll_kind::barrier;
   bar.c = c;
@@ -244,8 +260,10 @@ errc region_single_copy(core::comm* c, region* g, int root, const void* root_buf
     addrs[size_t(r)] = info_of(r)[1];
   }
   int32_t ok = mine && !off && g->nslots >= 2;
+  // The kernel checks the same permission for reading and writing another process's memory, so
+  // a root that may read its receivers' buffers may also write them.
   for (int r = 0; r < g->n && ok; ++r) {
-    if (r == c->rank || (root >= 0 && r != root)) continue;
+    if (r == c->rank || (root >= 0 && r != root && !(split && c->rank == root))) continue;
     char byte = 0;
     ok = region::read_from(pids[size_t(r)], addrs[size_t(r)], &byte, 1);
   }
@@ -263,6 +281,12 @@ errc region_single_copy(core::comm* c, region* g, int root, const void* root_buf
     g->copy_root = root;
     g->root_pid = pids[size_t(root)];
     g->root_addr = addrs[size_t(root)];
+    if (split) {
+      g->split = true;
+      g->wrote.assign(size_t(g->n), 0);
+      g->peer_pid = std::move(pids);
+      g->peer_addr = std::move(addrs);
+    }
   } else if (all) {
     g->copy_all = true;
     g->peer_pid = std::move(pids);

@@ -81,10 +81,21 @@ struct region {
   bool copy_all = false;
   int32_t root_pid = 0;
   uint64_t root_addr = 0;
-  std::vector<int32_t> peer_pid;    // copy_all: per rank
-  std::vector<uint64_t> peer_addr;  // copy_all: per rank, its send buffer
+  std::vector<int32_t> peer_pid;    // copy_all, split: per rank
+  std::vector<uint64_t> peer_addr;  // copy_all: per rank, its send buffer; split: its receive buffer
+  // Split bcast (copy_root, from split_min bytes): both ends of each copy work. A receiver, once
+  // started, raises its arrived flag; the root writes the last 1/n of the message straight into
+  // every started receiver's bound buffer (process_vm_writev) and then stores its done flag,
+  // while each receiver reads the rest from the root's buffer. A receiver is done when it has
+  // read its part and the root's done flag shows the run; the root when every receiver is.
+  bool split = false;
+  mutable std::vector<uint64_t> wrote;  // root: per rank, the last run whose share it wrote
+  mutable uint64_t read_run = 0;        // receiver: the last run whose part it read
+  int64_t split_share(int64_t bytes) const { return split ? bytes / n / 64 * 64 : 0; }
   // Reads `bytes` at `addr` in process `pid` into dst; false when the kernel refuses.
   static bool read_from(int32_t pid, uint64_t addr, char* dst, int64_t bytes);
+  // Writes `bytes` from src to `addr` in process `pid`; false when the kernel refuses.
+  static bool write_to(int32_t pid, uint64_t addr, const char* src, int64_t bytes);
   bool read_root(char* dst, int64_t bytes) const { return read_from(root_pid, root_addr, dst, bytes); }
 
   std::atomic<uint64_t>& arrived(int r, int s) const {
@@ -198,16 +209,22 @@ int regions_live();
 [[nodiscard]] core::errc region_make(core::comm* c, int nslots, int64_t data_bytes, region** out);
 void region_destroy(region* g);
 // Turns a persistent bcast region to single copy where every rank can (`mine`: this rank's type
-// is contiguous; `root_buf`: the root's first byte, on the root) and the kernel lets receivers
-// read the root's memory. root = -1: an alltoall region (copy_all), `root_buf` is this rank's
-// send buffer. Collective over c (a barrier and an allreduce; no engine lock); all
-// ranks end with the same mode. Messages from single_copy_min bytes, and only where
-// BATON_PCOLL_SINGLE_COPY=1 (read once; give every rank the same value): on a quiet machine the
-// system call and page walk of process_vm_readv cost more than the two cache-resident copies
-// through the region at 64 KiB (bcast 5.9 against 2.6 us), under load it halves the time.
+// is contiguous; `buf`: this rank's first byte of the message) and the kernel lets receivers
+// read the root's memory (and, with `split`, the root its receivers'). root = -1: an alltoall
+// region (copy_all), `buf` is this rank's send buffer. Collective over c (a barrier and an allreduce; no engine lock); all
+// ranks end with the same mode. Messages from single_copy_min bytes, wherever single copy is
+// wanted (core::cma_wanted(); BATON_PCOLL_SINGLE_COPY=0 turns it off for persistent collectives
+// alone; read once, give every rank the same value). Measured on the Zen 5 machines: bcast 64 KiB
+// 5.2 us against 10.5 through the region, alltoall 64 KiB 7.6 against 15.5 (dirty lines cross
+// cores slowly there); on the earlier KVM machines the two cache-resident copies won at 64 KiB
+// (2.6 against 5.9 us), so the switch stays.
 constexpr int64_t single_copy_min = int64_t{32} << 10;
+// A bcast splits its copies between the root and the receivers from here (two system calls per
+// receiver instead of one pay off only for large messages).
+constexpr int64_t split_min = int64_t{256} << 10;
 bool single_copy_enabled();
-[[nodiscard]] core::errc region_single_copy(core::comm* c, region* g, int root, const void* root_buf, bool mine);
+[[nodiscard]] core::errc region_single_copy(core::comm* c, region* g, int root, const void* buf, bool mine,
+                                           bool split = false);
 // Persistent regions live now in this process (tests).
 int persistent_regions_live();
 

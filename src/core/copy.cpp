@@ -1,6 +1,7 @@
 #include "core/copy.hpp"
 
 #include <cstdint>
+#include <cstdlib>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -52,6 +53,14 @@ copy_fn pick() {
 const copy_fn g_copy = pick();
 #endif
 }  // namespace
+
+bool cma_wanted() noexcept {
+  static const bool on = [] {
+    const char* v = std::getenv("BATON_SHM_CMA");
+    return !(v && std::strcmp(v, "0") == 0);
+  }();
+  return on;
+}
 
 void copy_bytes_large(void* dst, const void* src, size_t n) noexcept {
 #if defined(__x86_64__)

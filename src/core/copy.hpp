@@ -14,6 +14,14 @@ namespace baton::core {
 
 void copy_bytes_large(void* dst, const void* src, size_t n) noexcept;
 
+// Single copy between processes of one host (process_vm_readv, "CMA"): wanted unless
+// BATON_SHM_CMA=0 (read once; give every rank the same value, since collectives select their
+// algorithms by it). Where dirty cache lines move slowly between cores (the Zen 5 Firecracker
+// machines: 1 MiB written by one rank and copied out by another costs ~600 us, a kernel copy
+// from the peer's clean buffer ~60), reading the sender's buffer beats two copies through
+// shared memory for every message past the eager limit.
+bool cma_wanted() noexcept;
+
 inline void copy_bytes(void* dst, const void* src, size_t n) noexcept {
   if (n <= 256) {
     std::memcpy(dst, src, n);

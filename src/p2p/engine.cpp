@@ -670,8 +670,10 @@ errc engine_init() {
   core::runtime& R = core::rt();
   e.my_world = R.world_rank;
   e.eager_max = env_u64("BATON_SHM_EAGER_MAX", 32768);
-  e.cma_min = env_u64("BATON_SHM_CMA_MIN", 1ull << 62);
-  e.cma_ok = env_u64("BATON_SHM_CMA", 1) != 0;
+  // Every rendezvous message (past the eager limit, contiguous) is read with one kernel copy by
+  // default (core/copy.hpp); BATON_SHM_CMA_MIN raises the threshold.
+  e.cma_min = env_u64("BATON_SHM_CMA_MIN", 0);
+  e.cma_ok = core::cma_wanted();
   const uint32_t nlocal = static_cast<uint32_t>(R.world_of_local.size());
   e.me_local = static_cast<uint32_t>(R.local_rank);
   e.peers.resize(nlocal);

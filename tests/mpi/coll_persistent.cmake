@@ -15,8 +15,8 @@ add_mpi_test(NAME coll_persistent_shm_off SOURCES coll_persistent_shm.c NP 2 4 T
              LABELS coll persistent ENV BATON_COLL_SHM=0)
 add_mpi_test(NAME coll_persistent_shm_async SOURCES coll_persistent_shm.c NP 2 3 TIMEOUT 180
              LABELS coll persistent async ENV BATON_ASYNC_PROGRESS=1)
-# single copy (process_vm_readv of the root's / peers' bound buffers), opt-in
-add_mpi_test(NAME coll_persistent_shm_single_copy SOURCES coll_persistent_shm.c NP 2 3 4 8 TIMEOUT 180
-             LABELS coll persistent ENV BATON_PCOLL_SINGLE_COPY=1)
+# single copy (process_vm_readv of the root's / peers' bound buffers) is the default; without it
+add_mpi_test(NAME coll_persistent_shm_two_copy SOURCES coll_persistent_shm.c NP 2 3 4 8 TIMEOUT 180
+             LABELS coll persistent ENV BATON_PCOLL_SINGLE_COPY=0)
 add_mpi_test(NAME coll_persistent_alloc_noshm SOURCES coll_persistent_alloc.c NP 2 4 TIMEOUT 180
              LABELS coll persistent ENV BATON_COLL_SHM=0)

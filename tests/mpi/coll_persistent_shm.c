@@ -8,8 +8,10 @@
  * - blocking and nonblocking collectives on the same communicator between and during the rounds;
  * - a bcast root that runs ahead of receivers that sleep (the root must reuse its slots only after
  *   the receivers have read them), and long runs of one operation (more starts than slots);
- * - bcasts and alltoalls from 32 KiB (registered with BATON_PCOLL_SINGLE_COPY=1, where receivers
- *   read the root's / peers' bound buffers in one copy; else through the region / by messages);
+ * - bcasts and alltoalls from 32 KiB (by default, where receivers read the root's / peers' bound
+ *   buffers in one copy; registered again with BATON_PCOLL_SINGLE_COPY=0: through the region / by
+ *   messages), and bcasts from 256 KiB, where the root writes a share of every receiver's buffer
+ *   while the receivers read the rest (odd sizes, every root, receivers that start late);
  * - the info key baton_algorithm picking a message algorithm for one operation;
  * - the path taken: on one host with the shared-memory collectives on, every such operation maps
  *   one "baton.pers" segment, and MPI_Request_free unmaps it (counted in /proc/self/maps).
@@ -24,7 +26,7 @@
 
 static int rank, size;
 static int expect_shm;  /* the shared-memory persistent path should be taken */
-static int single_copy; /* BATON_PCOLL_SINGLE_COPY=1 */
+static int single_copy; /* on unless BATON_PCOLL_SINGLE_COPY=0 or BATON_SHM_CMA=0 */
 
 static int pers_mappings(void) {
   FILE* f = fopen("/proc/self/maps", "r");
@@ -242,6 +244,58 @@ static void test_many(void) {
 }
 
 /* ---- one operation started far more often than it has slots; a bcast root that runs ahead ---- */
+/* Large persistent bcasts (split single copy from 256 KiB: the root writes the last 1/n of each
+ * receiver's buffer while the receivers read the rest): odd byte counts, every root, the buffers
+ * changed before every start, receivers that start late now and then (the root must not write
+ * before they have started), two operations alive at once and started in different orders. */
+static void test_large_bcast(void) {
+  static const int bytes[] = {256 << 10, (300 << 10) + 37, 1 << 20};
+  for (int k = 0; k < 3; ++k) {
+    const int n = bytes[k];
+    const int root = k % size;
+    const int root2 = (k + 1) % size;
+    unsigned char* buf = malloc((size_t)n);
+    unsigned char* buf2 = malloc((size_t)n);
+    MPI_Request req[2];
+    const int before = pers_mappings();
+    CHECK_MPI(MPI_Bcast_init(buf, n, MPI_BYTE, root, MPI_COMM_WORLD, MPI_INFO_NULL, &req[0]));
+    CHECK_MPI(MPI_Bcast_init(buf2, n, MPI_BYTE, root2, MPI_COMM_WORLD, MPI_INFO_NULL, &req[1]));
+    CHECK(!expect_shm || !single_copy || pers_mappings() - before == 2,
+          "bcast of %d bytes: %d shared segments mapped, expected 2", n, pers_mappings() - before);
+    int bad = 0;
+    for (int it = 0; it < 40; ++it) {
+      for (int i = 0; i < n; ++i) {
+        buf[i] = rank == root ? (unsigned char)(i * 7 + it) : 0xee;
+        buf2[i] = rank == root2 ? (unsigned char)(i * 13 + it + 1) : 0xdd;
+      }
+      if (rank != root && it % 9 == 4) usleep(2000);
+      if ((it + rank) % 2) {
+        CHECK_MPI(MPI_Start(&req[1]));
+        CHECK_MPI(MPI_Start(&req[0]));
+      } else {
+        CHECK_MPI(MPI_Startall(2, req));
+      }
+      CHECK_MPI(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
+      for (int i = 0; i < n && bad < 3; ++i) {
+        if (buf[i] != (unsigned char)(i * 7 + it)) {
+          ++bad;
+          CHECK(0, "bcast %d bytes from %d, start %d: byte %d is %d, expected %d", n, root, it, i, buf[i],
+                (unsigned char)(i * 7 + it));
+        }
+        if (buf2[i] != (unsigned char)(i * 13 + it + 1)) {
+          ++bad;
+          CHECK(0, "bcast %d bytes from %d, start %d: byte %d is %d, expected %d", n, root2, it, i, buf2[i],
+                (unsigned char)(i * 13 + it + 1));
+        }
+      }
+    }
+    CHECK_MPI(MPI_Request_free(&req[0]));
+    CHECK_MPI(MPI_Request_free(&req[1]));
+    free(buf);
+    free(buf2);
+  }
+}
+
 static void test_long_runs(void) {
   static const int counts[] = {1, 12, 100, 10000};
   for (int c = 0; c < 4; ++c) {
@@ -251,7 +305,7 @@ static void test_long_runs(void) {
     op_init(&a, 200 + c, k_allreduce, counts[c], MPI_INFO_NULL);
     op_init(&t, 400 + c, k_alltoall, counts[c], MPI_INFO_NULL);
     /* the allreduce of 40 KB is past the shared-memory reductions at 7+ ranks; the alltoall of 40 KB
-     * blocks past the shared-memory alltoall unless single copy is on (BATON_PCOLL_SINGLE_COPY=1) */
+     * blocks past the shared-memory alltoall unless single copy is on (BATON_PCOLL_SINGLE_COPY=0 turns it off) */
     int want = 3;
     if (c == 3 && size * counts[c] * 4 > (256 << 10)) --want;
     if (c == 3 && !(single_copy && size * counts[c] * 4 <= (256 << 10))) --want;
@@ -357,12 +411,13 @@ int main(int argc, char** argv) {
   const char* transport = getenv("BATON_TRANSPORT");
   const char* sc = getenv("BATON_PCOLL_SINGLE_COPY");
   const char* cma = getenv("BATON_SHM_CMA");
-  single_copy = sc && strcmp(sc, "1") == 0 && !(cma && strcmp(cma, "0") == 0);
+  single_copy = !(sc && strcmp(sc, "0") == 0) && !(cma && strcmp(cma, "0") == 0);
   expect_shm = size >= 2 && node_size == size && !(off && strcmp(off, "0") == 0) &&
                !(transport && strcmp(transport, "ucx") == 0);
 
   test_many();
   test_long_runs();
+  test_large_bcast();
   test_named();
   test_dup();
 

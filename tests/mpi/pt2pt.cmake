@@ -10,6 +10,13 @@ add_mpi_test(NAME pt2pt_datatypes SOURCES pt2pt_datatypes.c NP 1 2 3 4 8 TIMEOUT
 # MPI_BSEND_OVERHEAD; buffered sends complete locally; Issend waits for the receive to be posted
 add_mpi_test(NAME pt2pt_sendmodes SOURCES pt2pt_sendmodes.c NP 1 2 3 4 8 TIMEOUT 60 LABELS pt2pt)
 
+# Contiguous rendezvous messages are read in one copy (process_vm_readv) by default; the same two
+# programs through the pipelined two-copy path
+add_mpi_test(NAME pt2pt_datatypes_pipelined SOURCES pt2pt_datatypes.c NP 2 4 TIMEOUT 60 LABELS pt2pt
+             ENV BATON_SHM_CMA=0)
+add_mpi_test(NAME pt2pt_sendmodes_pipelined SOURCES pt2pt_sendmodes.c NP 2 4 TIMEOUT 60 LABELS pt2pt
+             ENV BATON_SHM_CMA=0)
+
 # ANY_SOURCE/ANY_TAG, non-overtaking (same size, and small/large interleaved, pre-posted and
 # unexpected), tags up to MPI_TAG_UB, dup/split/self communicators never cross-match
 add_mpi_test(NAME pt2pt_matching SOURCES pt2pt_matching.c NP 1 2 3 4 8 TIMEOUT 60 LABELS pt2pt)
