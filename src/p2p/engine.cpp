@@ -1175,7 +1175,9 @@ namespace baton::p2p {
 void wake_local_ranks(const uint32_t* locals, int n) {
   if (g_engine == nullptr || eng().seg.nlocal() < 2) return;
   segment& s = eng().seg;
-  transport::shm::full_fence();
+  // The same handshake as ring_doorbell(): a sleeper announces itself, fences (sleeper_fence) and
+  // checks again; the publisher's side is a compiler barrier when the asymmetric fence is on.
+  core::producer_fence();
   for (int i = 0; i < n; ++i) {
     if (locals[i] == eng().me_local) continue;
     auto& a = s.area(locals[i]);
