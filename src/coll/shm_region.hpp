@@ -138,6 +138,10 @@ struct region {
       for (int r = 0; r < n; ++r)
         if (done(r, s).load(std::memory_order_acquire) < q - ns) return false;
     }
+    // The next run checks the next slot's done lines, which the peers have written since this
+    // rank last read them: start those cache-line transfers now, off that call's critical path
+    // (bcast 8 B, interleaved A/B medians: 0.137 -> 0.118 us, 0.152 -> 0.106 in another run).
+    for (int r = 0; r < n; ++r) __builtin_prefetch(&done(r, slot_of(q + 1)));
     // Large buffer q % L: every earlier run p = q - L*k may have used it. Runs back to q - S are
     // checked here; each of them waited in turn for its own q - S, which covers all older ones.
     if (bytes > small)
