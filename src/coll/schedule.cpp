@@ -669,7 +669,25 @@ void run_restart(run* r) {
   core::request* u = r->user;
   u->status = core::req_status{};
   u->complete.store(false, std::memory_order_relaxed);
-  launch(r, core::progress_thread_active());
+  const plan* p = r->p;
+  const bool defer = core::progress_thread_active();
+  if (p->runs_inline && !(defer && p->max_step_bytes >= defer_min_bytes)) {
+    // As run_start does: the chain of local and shared-memory steps as far as it goes now; a
+    // start whose data is all there (a bcast root, the last rank of an allreduce to arrive)
+    // completes here without entering the step machinery.
+    if (p->uses_shm) r->shm_seq = r->own ? ++r->starts : ++r->c->coll_shm_seq;
+    errc error = errc::success;
+    const poll_ctx ctx{r->c, r->g, r->shm_seq, r->base, p->op, &error};
+    const uint32_t k = run_ahead(p, ctx);
+    if (k == p->steps.size()) {
+      u->status.error = error;
+      u->mark_complete();
+      return;
+    }
+    launch_at(r, k, error);
+    return;
+  }
+  launch(r, defer);
 }
 
 bool run_try_finish(run* r) {
