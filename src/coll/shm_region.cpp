@@ -200,36 +200,34 @@ errc region_make(core::comm* c, int nslots, int64_t data_bytes, region** out) {
   return errc::success;
 }
 
-bool region::read_from(int32_t pid, uint64_t addr, char* dst, int64_t len) {
+namespace {
+// Moves len bytes between `mine` and `addr` in process pid with process_vm_readv or _writev (the
+// same signature), looping over short transfers; false when the kernel refuses.
+using vm_rw = ssize_t (*)(pid_t, const struct iovec*, unsigned long, const struct iovec*, unsigned long,
+                          unsigned long);
+bool transfer(vm_rw fn, int32_t pid, uint64_t addr, char* mine, int64_t len) {
   int64_t got = 0;
   while (got < len) {
     struct iovec local {
-      dst + got, size_t(len - got)
+      mine + got, size_t(len - got)
     };
     struct iovec remote {
       reinterpret_cast<char*>(addr) + got, size_t(len - got)
     };
-    const ssize_t n = ::process_vm_readv(pid_t(pid), &local, 1, &remote, 1, 0);
+    const ssize_t n = fn(pid_t(pid), &local, 1, &remote, 1, 0);
     if (n <= 0) return false;
     got += n;
   }
   return true;
 }
+}  // namespace
+
+bool region::read_from(int32_t pid, uint64_t addr, char* dst, int64_t len) {
+  return transfer(::process_vm_readv, pid, addr, dst, len);
+}
 
 bool region::write_to(int32_t pid, uint64_t addr, const char* src, int64_t len) {
-  int64_t got = 0;
-  while (got < len) {
-    struct iovec local {
-      const_cast<char*>(src) + got, size_t(len - got)
-    };
-    struct iovec remote {
-      reinterpret_cast<char*>(addr) + got, size_t(len - got)
-    };
-    const ssize_t n = ::process_vm_writev(pid_t(pid), &local, 1, &remote, 1, 0);
-    if (n <= 0) return false;
-    got += n;
-  }
-  return true;
+  return transfer(::process_vm_writev, pid, addr, const_cast<char*>(src), len);
 }
 
 bool single_copy_enabled() {
