@@ -210,6 +210,21 @@ errc persistent_init(const coll_args& args, const core::info* info, core::reques
         return e;
       }
     }
+    if (own && a.kind == coll_kind::allreduce && std::strcmp(al->name, "shm") == 0 && !a.in_place &&
+        a.count * a.type->size() >= shm::reduce_single_copy_min && shm::single_copy_enabled()) {
+      // Large messages: each rank reduces its 1/n of the elements, reading the peers' bound send
+      // buffers, and writes the result into every peer's bound receive buffer.
+      g.unlock();
+      e = shm::region_single_copy(c, own, -1, static_cast<const char*>(a.sendbuf) + a.type->true_lb(),
+                                  shm::single_copy_reducible(a.type), false,
+                                  static_cast<const char*>(a.recvbuf) + a.type->true_lb());
+      g.lock();
+      if (e != errc::success) {
+        shm::region_destroy(own);
+        p->release();
+        return e;
+      }
+    }
     if (own && a.kind == coll_kind::alltoall && std::strcmp(al->name, "shm") == 0 && !a.in_place &&
         c->size * a.rcount * a.rtype->size() >= shm::single_copy_min && shm::single_copy_enabled()) {
       // Large blocks: each rank reads its blocks from the peers' bound send buffers.

@@ -238,12 +238,14 @@ bool single_copy_enabled() {
   return on;
 }
 
-errc region_single_copy(core::comm* c, region* g, int root, const void* buf, bool mine, bool split) {
+errc region_single_copy(core::comm* c, region* g, int root, const void* buf, bool mine, bool split,
+                        const void* recv) {
   const bool off = !single_copy_enabled();
   // Each rank's pid and buffer address in its second done line, unused in-order.
   auto* info = reinterpret_cast<uint64_t*>(g->base + (size_t(g->n + g->me) * size_t(g->nslots) + 1) * 64);
   info[0] = uint64_t(::getpid());
   info[1] = reinterpret_cast<uint64_t>(buf);
+  info[2] = reinterpret_cast<uint64_t>(recv);
   coll_args bar;
   bar.kind = coll_kind::barrier;
   bar.c = c;
@@ -252,10 +254,11 @@ errc region_single_copy(core::comm* c, region* g, int root, const void* buf, boo
     return reinterpret_cast<const uint64_t*>(g->base + (size_t(g->n + r) * size_t(g->nslots) + 1) * 64);
   };
   std::vector<int32_t> pids(size_t(g->n));
-  std::vector<uint64_t> addrs(size_t(g->n));
+  std::vector<uint64_t> addrs(size_t(g->n)), recvs(size_t(g->n));
   for (int r = 0; r < g->n; ++r) {
     pids[size_t(r)] = int32_t(info_of(r)[0]);
     addrs[size_t(r)] = info_of(r)[1];
+    recvs[size_t(r)] = info_of(r)[2];
   }
   int32_t ok = mine && !off && g->nslots >= 2;
   // The kernel checks the same permission for reading and writing another process's memory, so
@@ -289,6 +292,7 @@ errc region_single_copy(core::comm* c, region* g, int root, const void* buf, boo
     g->copy_all = true;
     g->peer_pid = std::move(pids);
     g->peer_addr = std::move(addrs);
+    if (recv) g->peer_recv = std::move(recvs);
   }
   return errc::success;
 }

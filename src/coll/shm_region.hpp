@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "core/comm.hpp"
+#include "core/datatype.hpp"
 #include "core/error.hpp"
 
 namespace baton::coll::shm {
@@ -83,6 +84,7 @@ struct region {
   uint64_t root_addr = 0;
   std::vector<int32_t> peer_pid;    // copy_all, split: per rank
   std::vector<uint64_t> peer_addr;  // copy_all: per rank, its send buffer; split: its receive buffer
+  std::vector<uint64_t> peer_recv;  // copy_all allreduce: per rank, its receive buffer
   // Split bcast (copy_root, from split_min bytes): both ends of each copy work. A receiver, once
   // started, raises its arrived flag; the root writes the last 1/n of the message straight into
   // every started receiver's bound buffer (process_vm_writev) and then stores its done flag,
@@ -215,7 +217,8 @@ void region_destroy(region* g);
 // Turns a persistent bcast region to single copy where every rank can (`mine`: this rank's type
 // is contiguous; `buf`: this rank's first byte of the message) and the kernel lets receivers
 // read the root's memory (and, with `split`, the root its receivers'). root = -1: an alltoall
-// region (copy_all), `buf` is this rank's send buffer. Collective over c (a barrier and an allreduce; no engine lock); all
+// region (copy_all), `buf` is this rank's send buffer (and `recv`, for an allreduce, its receive
+// buffer, which the peers write). Collective over c (a barrier and an allreduce; no engine lock); all
 // ranks end with the same mode. Messages from single_copy_min bytes, wherever single copy is
 // wanted (core::cma_wanted(); BATON_PCOLL_SINGLE_COPY=0 turns it off for persistent collectives
 // alone; read once, give every rank the same value). Measured on the Zen 5 machines: bcast 64 KiB
@@ -226,9 +229,16 @@ constexpr int64_t single_copy_min = int64_t{32} << 10;
 // A bcast splits its copies between the root and the receivers from here (two system calls per
 // receiver instead of one pay off only for large messages).
 constexpr int64_t split_min = int64_t{256} << 10;
+// A persistent allreduce reduces single copy from here (two system calls per peer and block:
+// 2 ranks, fast phase of the Zen 5 machines, single copy / region or messages: 32 KiB 7.4 / 3.0 us,
+// 64 KiB 9.1 / 5.7, 128 KiB 12.8 / 16.8, 256 KiB 20 / 27, 1 MiB 105 / 124, 4 MiB 486 / 556).
+constexpr int64_t reduce_single_copy_min = int64_t{128} << 10;
 bool single_copy_enabled();
+// A type whose elements lie back to back (k-th at true_lb + k * size), so that a range of elements
+// is a range of bytes: single-copy allreduce moves blocks of elements as bytes.
+inline bool single_copy_reducible(const core::datatype* t) { return t->is_contiguous() && t->extent() == t->size(); }
 [[nodiscard]] core::errc region_single_copy(core::comm* c, region* g, int root, const void* buf, bool mine,
-                                           bool split = false);
+                                           bool split = false, const void* recv = nullptr);
 // Persistent regions live now in this process (tests).
 int persistent_regions_live();
 

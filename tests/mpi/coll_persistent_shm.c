@@ -296,6 +296,69 @@ static void test_large_bcast(void) {
   }
 }
 
+/* Large persistent allreduces (single copy from 128 KiB: each rank reduces its 1/n of the
+ * elements from the peers' send buffers and writes the result into every receive buffer): odd
+ * counts, a sum and a non-commutative user op (the left operand: the result is rank 0's input,
+ * so any order but rank order shows), the inputs changed before every start, ranks that start
+ * late now and then, two operations alive at once. */
+static void left(void* in, void* inout, int* len, MPI_Datatype* t) {
+  (void)t;
+  memcpy(inout, in, (size_t)*len * sizeof(int));
+}
+static void test_large_allreduce(void) {
+  static const int counts[] = {32768, 40007, 262147};
+  MPI_Op left_op;
+  CHECK_MPI(MPI_Op_create(left, 0, &left_op));
+  for (int k = 0; k < 3; ++k) {
+    const int n = counts[k];
+    int* in = malloc((size_t)n * sizeof(int));
+    int* out = malloc((size_t)n * sizeof(int));
+    int* in2 = malloc((size_t)n * sizeof(int));
+    int* out2 = malloc((size_t)n * sizeof(int));
+    MPI_Request req[2];
+    const int before = pers_mappings();
+    CHECK_MPI(MPI_Allreduce_init(in, out, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &req[0]));
+    CHECK_MPI(MPI_Allreduce_init(in2, out2, n, MPI_INT, left_op, MPI_COMM_WORLD, MPI_INFO_NULL, &req[1]));
+    CHECK(!expect_shm || !single_copy || pers_mappings() - before == 2,
+          "allreduce of %d ints: %d shared segments mapped, expected 2", n, pers_mappings() - before);
+    int bad = 0;
+    for (int it = 0; it < 30; ++it) {
+      for (int i = 0; i < n; ++i) {
+        in[i] = i % 1000 + rank * 7 + it;
+        in2[i] = i * (rank + 1) + it;
+        out[i] = out2[i] = -1;
+      }
+      if (it % 7 == rank % 3) usleep(2000);
+      if ((it + rank) % 2) {
+        CHECK_MPI(MPI_Start(&req[1]));
+        CHECK_MPI(MPI_Start(&req[0]));
+      } else {
+        CHECK_MPI(MPI_Startall(2, req));
+      }
+      CHECK_MPI(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
+      for (int i = 0; i < n && bad < 3; ++i) {
+        const int sum = size * (i % 1000 + it) + 7 * size * (size - 1) / 2;
+        if (out[i] != sum) {
+          ++bad;
+          CHECK(0, "allreduce of %d ints, start %d: element %d is %d, expected %d", n, it, i, out[i], sum);
+        }
+        if (out2[i] != i + it) {
+          ++bad;
+          CHECK(0, "allreduce (left op) of %d ints, start %d: element %d is %d, expected %d", n, it, i, out2[i],
+                i + it);
+        }
+      }
+    }
+    CHECK_MPI(MPI_Request_free(&req[0]));
+    CHECK_MPI(MPI_Request_free(&req[1]));
+    free(in);
+    free(out);
+    free(in2);
+    free(out2);
+  }
+  CHECK_MPI(MPI_Op_free(&left_op));
+}
+
 static void test_long_runs(void) {
   static const int counts[] = {1, 12, 100, 10000};
   for (int c = 0; c < 4; ++c) {
@@ -304,7 +367,7 @@ static void test_long_runs(void) {
     op_init(&b, 100 + c, k_bcast, counts[c], MPI_INFO_NULL);
     op_init(&a, 200 + c, k_allreduce, counts[c], MPI_INFO_NULL);
     op_init(&t, 400 + c, k_alltoall, counts[c], MPI_INFO_NULL);
-    /* the allreduce of 40 KB is past the shared-memory reductions at 7+ ranks; the alltoall of 40 KB
+    /* the allreduce of 40 KB is past the shared-memory reductions at 7+ ranks (and below single copy's 128 KiB); the alltoall of 40 KB
      * blocks past the shared-memory alltoall unless single copy is on (BATON_PCOLL_SINGLE_COPY=0 turns it off) */
     int want = 3;
     if (c == 3 && size * counts[c] * 4 > (256 << 10)) --want;
@@ -418,6 +481,7 @@ int main(int argc, char** argv) {
   test_many();
   test_long_runs();
   test_large_bcast();
+  test_large_allreduce();
   test_named();
   test_dup();
 

@@ -129,6 +129,22 @@ inline bool shm_reduce_usable(const coll_args& a) {
 inline bool shm_reduce_preferred(const coll_args& a) {
   return message_bytes(a) * a.c->size <= (int64_t{256} << 10);
 }
+// A persistent allreduce from shm::reduce_single_copy_min bytes (not in place) binds single copy where it
+// can (region_single_copy): each rank reduces 1/n of the elements straight from the peers' send
+// buffers and writes its share into every receive buffer, so the region serves up to 16 MiB and
+// is preferred at every size (were single copy refused at init, the data would go through
+// region buffers of the message's size).
+inline bool shm_allreduce_single_copy(const coll_args& a) {
+  return a.persistent && !a.in_place && shm::single_copy_enabled() && message_bytes(a) >= shm::reduce_single_copy_min;
+}
+inline bool shm_allreduce_usable(const coll_args& a) {
+  if (shm_allreduce_single_copy(a))
+    return shm::region_ready(a.c) && a.type->is_contiguous() && message_bytes(a) <= (int64_t{16} << 20);
+  return shm_reduce_usable(a);
+}
+inline bool shm_allreduce_preferred(const coll_args& a) {
+  return shm_allreduce_single_copy(a) || shm_reduce_preferred(a);
+}
 
 // Alltoall: all n blocks of a rank fit one slot (block bytes agree on every rank). A persistent
 // operation's region is sized for it: with single copy on (BATON_PCOLL_SINGLE_COPY=1, every rank
