@@ -196,41 +196,34 @@ errc persistent_init(const coll_args& args, const core::info* info, core::reques
       p->release();
       return e;
     }
-    if (own && a.kind == coll_kind::bcast && std::strcmp(al->name, "shm") == 0 &&
-        a.count * a.type->size() >= shm::single_copy_min && shm::single_copy_enabled()) {
-      // A large bcast reads the root's bound buffer directly (one copy instead of two).
-      g.unlock();
+    // Large messages bind single copy where every rank can (shm::region_single_copy): a bcast's
+    // receivers read the root's bound buffer (split with the root from shm::split_min); an
+    // allreduce's ranks reduce 1/n of the elements each from the peers' bound send buffers and
+    // write it into every receive buffer; an alltoall's ranks read their blocks from the peers'
+    // bound send buffers.
+    struct single_copy_args {
+      bool on = false;
+      int root = -1;
+      const char* buf = nullptr;
+      bool mine = false, split = false;
+      const char* recv = nullptr;
+    } sc;
+    const bool copies = a.kind == coll_kind::bcast || a.kind == coll_kind::allreduce || a.kind == coll_kind::alltoall;
+    if (own && copies && std::strcmp(al->name, "shm") == 0 && shm::single_copy_enabled()) {
+      auto at = [&a](const void* buf) { return static_cast<const char*>(buf) + a.type->true_lb(); };
       const int64_t bytes = a.count * a.type->size();
-      e = shm::region_single_copy(c, own, a.root, static_cast<const char*>(a.recvbuf) + a.type->true_lb(),
-                                  a.type->is_contiguous(), bytes >= shm::split_min);
-      g.lock();
-      if (e != errc::success) {
-        shm::region_destroy(own);
-        p->release();
-        return e;
+      if (a.kind == coll_kind::bcast && bytes >= shm::single_copy_min) {
+        sc = {true, a.root, at(a.recvbuf), a.type->is_contiguous(), bytes >= shm::split_min, nullptr};
+      } else if (a.kind == coll_kind::allreduce && !a.in_place && bytes >= shm::reduce_single_copy_min) {
+        sc = {true, -1, at(a.sendbuf), shm::single_copy_reducible(a.type), false, at(a.recvbuf)};
+      } else if (a.kind == coll_kind::alltoall && !a.in_place &&
+                 c->size * a.rcount * a.rtype->size() >= shm::single_copy_min) {
+        sc = {true, -1, at(a.sendbuf), a.type->is_contiguous() && a.rtype->is_contiguous(), false, nullptr};
       }
     }
-    if (own && a.kind == coll_kind::allreduce && std::strcmp(al->name, "shm") == 0 && !a.in_place &&
-        a.count * a.type->size() >= shm::reduce_single_copy_min && shm::single_copy_enabled()) {
-      // Large messages: each rank reduces its 1/n of the elements, reading the peers' bound send
-      // buffers, and writes the result into every peer's bound receive buffer.
+    if (sc.on) {
       g.unlock();
-      e = shm::region_single_copy(c, own, -1, static_cast<const char*>(a.sendbuf) + a.type->true_lb(),
-                                  shm::single_copy_reducible(a.type), false,
-                                  static_cast<const char*>(a.recvbuf) + a.type->true_lb());
-      g.lock();
-      if (e != errc::success) {
-        shm::region_destroy(own);
-        p->release();
-        return e;
-      }
-    }
-    if (own && a.kind == coll_kind::alltoall && std::strcmp(al->name, "shm") == 0 && !a.in_place &&
-        c->size * a.rcount * a.rtype->size() >= shm::single_copy_min && shm::single_copy_enabled()) {
-      // Large blocks: each rank reads its blocks from the peers' bound send buffers.
-      g.unlock();
-      e = shm::region_single_copy(c, own, -1, static_cast<const char*>(a.sendbuf) + a.type->true_lb(),
-                                  a.type->is_contiguous() && a.rtype->is_contiguous());
+      e = shm::region_single_copy(c, own, sc.root, sc.buf, sc.mine, sc.split, sc.recv);
       g.lock();
       if (e != errc::success) {
         shm::region_destroy(own);

@@ -244,6 +244,18 @@ static void test_many(void) {
 }
 
 /* ---- one operation started far more often than it has slots; a bcast root that runs ahead ---- */
+/* Starts two persistent requests, in an order that differs between ranks and starts, and
+ * completes them. */
+static void start_both(MPI_Request req[2], int it) {
+  if ((it + rank) % 2) {
+    CHECK_MPI(MPI_Start(&req[1]));
+    CHECK_MPI(MPI_Start(&req[0]));
+  } else {
+    CHECK_MPI(MPI_Startall(2, req));
+  }
+  CHECK_MPI(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
+}
+
 /* Large persistent bcasts (split single copy from 256 KiB: the root writes the last 1/n of each
  * receiver's buffer while the receivers read the rest): odd byte counts, every root, the buffers
  * changed before every start, receivers that start late now and then (the root must not write
@@ -269,13 +281,7 @@ static void test_large_bcast(void) {
         buf2[i] = rank == root2 ? (unsigned char)(i * 13 + it + 1) : 0xdd;
       }
       if (rank != root && it % 9 == 4) usleep(2000);
-      if ((it + rank) % 2) {
-        CHECK_MPI(MPI_Start(&req[1]));
-        CHECK_MPI(MPI_Start(&req[0]));
-      } else {
-        CHECK_MPI(MPI_Startall(2, req));
-      }
-      CHECK_MPI(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
+      start_both(req, it);
       for (int i = 0; i < n && bad < 3; ++i) {
         if (buf[i] != (unsigned char)(i * 7 + it)) {
           ++bad;
@@ -329,13 +335,7 @@ static void test_large_allreduce(void) {
         out[i] = out2[i] = -1;
       }
       if (it % 7 == rank % 3) usleep(2000);
-      if ((it + rank) % 2) {
-        CHECK_MPI(MPI_Start(&req[1]));
-        CHECK_MPI(MPI_Start(&req[0]));
-      } else {
-        CHECK_MPI(MPI_Startall(2, req));
-      }
-      CHECK_MPI(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
+      start_both(req, it);
       for (int i = 0; i < n && bad < 3; ++i) {
         const int sum = size * (i % 1000 + it) + 7 * size * (size - 1) / 2;
         if (out[i] != sum) {
