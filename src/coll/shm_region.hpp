@@ -233,6 +233,11 @@ constexpr int64_t split_min = int64_t{256} << 10;
 // 2 ranks, fast phase of the Zen 5 machines, single copy / region or messages: 32 KiB 7.4 / 3.0 us,
 // 64 KiB 9.1 / 5.7, 128 KiB 12.8 / 16.8, 256 KiB 20 / 27, 1 MiB 105 / 124, 4 MiB 486 / 556).
 constexpr int64_t reduce_single_copy_min = int64_t{128} << 10;
+// Persistent bcast, allreduce and alltoall keep their region (single copy) up to this many bytes
+// per rank. Their region is sized for the message before single copy is agreed, and were it
+// refused (a non-contiguous type, in place, the kernel), the data would go through it: at most
+// 4 slots x n ranks x this much shared memory.
+constexpr int64_t persistent_single_copy_max = int64_t{4} << 20;
 bool single_copy_enabled();
 // A type whose elements lie back to back (k-th at true_lb + k * size), so that a range of elements
 // is a range of bytes: single-copy allreduce moves blocks of elements as bytes.

@@ -371,7 +371,7 @@ static void test_long_runs(void) {
      * blocks past the shared-memory alltoall unless single copy is on (BATON_PCOLL_SINGLE_COPY=0 turns it off) */
     int want = 3;
     if (c == 3 && size * counts[c] * 4 > (256 << 10)) --want;
-    if (c == 3 && !(single_copy && size * counts[c] * 4 <= (256 << 10))) --want;
+    if (c == 3 && !(single_copy && size * counts[c] * 4 <= (4 << 20))) --want;
     if (!expect_shm) want = 0;
     CHECK(pers_mappings() - before == want, "count %d: %d shared segments mapped, expected %d", counts[c],
           pers_mappings() - before, want);
