@@ -59,6 +59,7 @@ request* request_new(req_kind kind) {
 }
 
 void request_delete(request* r) {
+  if (r->shared) return;
   if (r->ops && r->ops->on_destroy) r->ops->on_destroy(r);
   if (r->device_stage) device_stage_release(r);
   r->magic = 0;

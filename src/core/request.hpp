@@ -57,6 +57,7 @@ class request {
   bool active = false;     // persistent requests: started and not yet retired
   bool user_freed = false; // MPI_Request_free called while the operation was pending
   bool matched_ = false;   // receives: matched with a message (no longer cancellable)
+  bool shared = false;     // an immutable complete request handed out many times, never deleted
   std::atomic<bool> complete{false};
   req_status status;
 

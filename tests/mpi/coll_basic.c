@@ -183,6 +183,45 @@ static void test_outstanding(void) {
   CHECK(got == (rank + size - 1) % size, "p2p in the same Waitall got %d", got);
 }
 
+/* Nonblocking collectives that are over inside their call (one rank, a broadcast root whose data
+ * is published at once) share one complete request object: it must still behave as each caller's
+ * own request (status, refusals, several outstanding at once) and never be freed. */
+static void test_done_inline(void) {
+  int v[4] = {1, 2, 3, 4};
+  MPI_Request q[4];
+  for (int k = 0; k < 4; ++k) CHECK_MPI(MPI_Ibcast(&v[k], 1, MPI_INT, 0, MPI_COMM_SELF, &q[k]));
+  int rc = MPI_Request_free(&q[0]);
+  int cls = MPI_SUCCESS;
+  MPI_Error_class(rc, &cls);
+  CHECK(cls == MPI_ERR_REQUEST, "MPI_Request_free on a completed Ibcast gave class %d", cls);
+  CHECK(q[0] != MPI_REQUEST_NULL, "a refused MPI_Request_free changed the handle");
+  rc = MPI_Cancel(&q[1]);
+  MPI_Error_class(rc, &cls);
+  CHECK(cls == MPI_ERR_REQUEST, "MPI_Cancel on a completed Ibcast gave class %d", cls);
+  int flag = 0;
+  CHECK_MPI(MPI_Request_get_status(q[0], &flag, MPI_STATUS_IGNORE));
+  CHECK(flag && q[0] != MPI_REQUEST_NULL, "MPI_Request_get_status: flag %d", flag);
+  MPI_Status st;
+  st.MPI_ERROR = MPI_ERR_OTHER;
+  CHECK_MPI(MPI_Test(&q[0], &flag, &st));
+  CHECK(flag && q[0] == MPI_REQUEST_NULL, "MPI_Test: flag %d", flag);
+  CHECK_MPI(MPI_Wait(&q[1], MPI_STATUS_IGNORE));
+  CHECK_MPI(MPI_Waitall(2, &q[2], MPI_STATUSES_IGNORE));
+  for (int k = 0; k < 4; ++k) CHECK(q[k] == MPI_REQUEST_NULL, "request %d not freed", k);
+  /* the same on the world: every rank broadcasts in turn, the root's call is over at once */
+  for (int round = 0; round < 50; ++round) {
+    int x[8];
+    MPI_Request w[8];
+    const int n = size < 8 ? size : 8;
+    for (int r = 0; r < n; ++r) {
+      x[r] = rank == r ? 100 * round + r : -1;
+      CHECK_MPI(MPI_Ibcast(&x[r], 1, MPI_INT, r, MPI_COMM_WORLD, &w[r]));
+    }
+    CHECK_MPI(MPI_Waitall(n, w, MPI_STATUSES_IGNORE));
+    for (int r = 0; r < n; ++r) CHECK(x[r] == 100 * round + r, "round %d root %d: got %d", round, r, x[r]);
+  }
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   mpitest_init();
@@ -197,6 +236,7 @@ int main(int argc, char** argv) {
   test_reduce();
   test_allreduce();
   test_outstanding();
+  test_done_inline();
   int rc = mpitest_finish();
   MPI_Finalize();
   return rc;
