@@ -547,8 +547,12 @@ run* make_run(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf) 
 // `defer`, the steps are left to the next collective poll instead: with the progress thread on,
 // a nonblocking call then only queues its run and that thread does all the work, the first
 // copies of a shared-memory algorithm and the first messages included, so none of it is left
-// in the application's path.
-constexpr int64_t defer_min_bytes = 4096;
+// in the application's path (plans whose steps move core::thread_work_min_bytes or more).
+}  // namespace
+
+bool plan_wants_thread(const plan* p) { return p->max_step_bytes >= int64_t(core::thread_work_min_bytes); }
+
+namespace {
 
 void launch(run* r, bool defer) {
   const plan* p = r->p;
@@ -562,7 +566,7 @@ void launch(run* r, bool defer) {
   for (uint32_t i = 0; i < n; ++i) r->waiting[i] = p->steps[i].dep_end - p->steps[i].dep_begin;
   // Small collectives are over before a hand-off to the thread would pay: they start here (an
   // 8-byte Iallreduce deferred measured 1.35 us against 0.30 started inline).
-  if (defer && n > 0 && p->max_step_bytes >= defer_min_bytes) {
+  if (defer && n > 0 && plan_wants_thread(p)) {
     r->unstarted = true;
     g_ready.push_back(r);  // queued is set: advance() starts it
     return;
@@ -622,11 +626,13 @@ void launch_at(run* r, uint32_t k, errc error) {
 }
 }  // namespace
 
+bool run_wants_thread(const run* r) { return plan_wants_thread(r->p); }
+
 errc run_start(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf, int tag_prefix, core::request** out) {
   // Nonblocking calls (tag bit 30) leave the work to the progress thread when it runs (for plans
   // that move enough to be worth the hand-off, see launch()).
   const bool defer = (tag_prefix & (1 << 30)) != 0 && core::progress_thread_active();
-  if (p->runs_inline && !(defer && p->max_step_bytes >= defer_min_bytes)) {
+  if (p->runs_inline && !(defer && plan_wants_thread(p))) {
     // Local and shared-memory steps only: as far as they go now, without a run. A collective
     // whose data is all there (a broadcast's root, an allreduce whose peers published first) is
     // over before the call returns; the rest continues from the first step that has to wait.
@@ -692,7 +698,7 @@ void run_restart(run* r) {
   u->complete.store(false, std::memory_order_relaxed);
   const plan* p = r->p;
   const bool defer = core::progress_thread_active();
-  if (p->runs_inline && !(defer && p->max_step_bytes >= defer_min_bytes)) {
+  if (p->runs_inline && !(defer && plan_wants_thread(p))) {
     // As run_start does: the chain of local and shared-memory steps as far as it goes now; a
     // start whose data is all there (a bcast root, the last rank of an allreduce to arrive)
     // completes here without entering the step machinery.

@@ -44,17 +44,34 @@ void progress_kick();
 // progress thread stays out of their way.
 bool progress_thread_wanted();
 bool progress_thread_active();
-// Wakes the progress thread if it sleeps (on the doorbell, or deferring to a waiter that has
-// left); no system call while it is awake.
-void progress_thread_wake();
-// New work was started by an application thread: wake the progress thread if it sleeps.
-inline void progress_new_work() {
-  if (progress_thread_active()) progress_thread_wake();
+// Wakes the progress thread if it sleeps on the doorbell; a thread that defers to the
+// application's waiters only for `urgent` work. No system call while it is awake.
+void progress_thread_wake(bool urgent = true);
+// Work below this size is left to the application's own calls while the progress thread defers
+// to them: handing it over would cost a wake-up (a system call, and tens of microseconds before
+// the thread runs) for an operation that takes less than a microsecond.
+constexpr uint64_t thread_work_min_bytes = 4096;
+// Counts application calls that start work or wait (not exactly: threads may race on it), so
+// that a deferring progress thread sees whether the application still drives MPI itself.
+inline std::atomic<uint32_t>& progress_app_activity() {
+  static std::atomic<uint32_t> n{0};
+  return n;
+}
+inline void progress_app_active() {
+  std::atomic<uint32_t>& n = progress_app_activity();
+  n.store(n.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+}
+// New work was started by an application thread: wake the progress thread if it sleeps (if it
+// defers to the application, only when the work is `urgent`: large enough to hand over).
+inline void progress_new_work(bool urgent = true) {
+  if (!progress_thread_active()) return;
+  progress_app_active();
+  progress_thread_wake(urgent);
 }
 void progress_thread_start();
 void progress_thread_stop();
 std::atomic<int>& progress_waiters();
-// A thread leaves progress_wait: the last one out wakes a progress thread that deferred to it.
+// A thread leaves progress_wait.
 void progress_waiter_leave();
 // Sources of work that nobody rings the doorbell for (the counters a CUDA stream writes for a
 // CUDA queue): while non-zero, waiting threads and the progress thread never sleep longer than
@@ -86,6 +103,7 @@ inline uint64_t progress_now_ns() {
 // it while yielding or sleeping.
 template <class Done>
 void progress_wait(engine_guard& guard, Done done) {
+  if (progress_thread_active()) progress_app_active();
   if (done()) return;
   // Tell the progress thread (if any) that this thread polls, so it stays out of the way.
   struct waiter_count {

@@ -11,3 +11,6 @@ set_tests_properties(coll_async_idle_nothread.np2 PROPERTIES
   TIMEOUT 75 LABELS "mpi;np2;coll;async" PROCESSORS 1
   ENVIRONMENT "BATON_ASYNC_PROGRESS=0;BATON_TEST_IDLE_MS=200"
   PASS_REGULAR_EXPRESSION "did not complete within")
+# The progress thread sleeps while the application drives MPI itself with small collectives.
+add_mpi_test(NAME coll_async_quiet SOURCES coll_async_quiet.c NP 2 3 4 TIMEOUT 120 LABELS coll async threads
+             ENV BATON_ASYNC_PROGRESS=1)
