@@ -9,8 +9,9 @@ namespace baton::coll {
 
 namespace {
 // Single copy (persistent, shm::region::copy_all): the send buffer is this rank's "data". Publish
-// raises the flag; gather reads block `me` of every rank's send buffer straight from its process,
-// stores done, and finishes once every peer is done reading this rank's send buffer.
+// raises the flag; gather reads block `me` of every peer's send buffer straight from its process,
+// stores done, copies its own block, and finishes once every peer is done reading this rank's
+// send buffer.
 bool gather_single_copy(const poll_ctx& x, const step& s) {
   const shm::region& g = *x.g;
   std::atomic<uint64_t>& mine = g.done(g.me, 0);
@@ -20,12 +21,13 @@ bool gather_single_copy(const poll_ctx& x, const step& s) {
     char* dst = x.address(s.b) + s.type->true_lb();
     for (int r = 0; r < g.n; ++r) {
       const uint64_t src = g.peer_addr[size_t(r)] + uint64_t(g.me * block);
-      if (r == g.me)
-        core::copy_bytes(dst + r * stride, reinterpret_cast<const char*>(src), size_t(block));
-      else if (!shm::region::read_from(g.peer_pid[size_t(r)], src, dst + r * stride, block))
+      if (r != g.me && !shm::region::read_from(g.peer_pid[size_t(r)], src, dst + r * stride, block))
         x.fail(core::error_set(errc::other, "process_vm_readv of an alltoall peer's send buffer failed"));
     }
     g.publish(mine, x.seq);  // at once: the peers wait for it
+    // This rank's own block last: the peers' wait for `done` then overlaps with this copy.
+    const char* own = reinterpret_cast<const char*>(g.peer_addr[size_t(g.me)] + uint64_t(g.me * block));
+    core::copy_bytes(dst + g.me * stride, own, size_t(block));
   }
   for (int r = 0; r < g.n; ++r)
     if (g.done(r, 0).load(std::memory_order_acquire) < x.seq) return false;
