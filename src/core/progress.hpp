@@ -103,18 +103,19 @@ inline uint64_t progress_now_ns() {
 // it while yielding or sleeping.
 template <class Done>
 void progress_wait(engine_guard& guard, Done done) {
-  if (progress_thread_active()) progress_app_active();
+  const bool thread = progress_thread_active();
+  if (thread) progress_app_active();
   if (done()) return;
   // Tell the progress thread (if any) that this thread polls, so it stays out of the way.
   struct waiter_count {
-    bool on = progress_thread_active();
-    waiter_count() {
+    bool on;
+    explicit waiter_count(bool t) : on(t) {
       if (on) progress_waiters().fetch_add(1, std::memory_order_seq_cst);
     }
     ~waiter_count() {
       if (on) progress_waiter_leave();
     }
-  } counted;
+  } counted(thread);
   const backoff_policy& b = progress_backoff();
   uint64_t idle_since = 0;  // 0: progress was made on the last poll
   unsigned polls = 0;

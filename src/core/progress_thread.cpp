@@ -60,14 +60,13 @@ void wake_deferred() {
 // It goes on deferring, once no thread waits any more, while the application keeps calling MPI
 // (progress_app_activity moved during the last defer_check_ns): an application that calls MPI
 // that often drives it itself, and a fourth runnable thread on two cores only gets in its way.
-// A ring of the deferral word (a long wait ended, urgent new work, MPI_Finalize) ends it as
-// soon as nobody waits.
+// A ring of the deferral word (urgent new work, MPI_Finalize) ends it as soon as nobody waits.
 void defer() {
   while (!g_stop.load(std::memory_order_relaxed)) {
     const uint32_t seen = progress_app_activity().load(std::memory_order_relaxed);
     const uint32_t token = g_defer_word.load(std::memory_order_seq_cst);
     g_state.store(pt_deferred, std::memory_order_seq_cst);
-    // Dekker with progress_waiter_leave() and progress_thread_wake(): either they see pt_deferred
+    // Dekker with progress_thread_wake() and progress_thread_stop(): either they see pt_deferred
     // and ring, or the token has moved and the wait returns at once.
     if (!g_stop.load(std::memory_order_seq_cst)) futex_wait(&g_defer_word, token, defer_check_ns);
     g_state.store(pt_running, std::memory_order_seq_cst);
