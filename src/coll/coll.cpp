@@ -222,10 +222,9 @@ errc start(const coll_args& a, bool nonblocking, core::request** out) {
   bool owned = false;
   if (errc e = prepare(a, &seq, &p, &owned); e != errc::success) return e;
   errc e = run_start(p, a.c, a.sendbuf, a.recvbuf, make_tag_prefix(seq, nonblocking), out);
-  const bool large = plan_wants_thread(p);
   if (owned) p->release();  // the run holds its own reference
   g.unlock();     // a progress thread woken now finds the lock free
-  if (nonblocking && e == errc::success && !(*out)->is_complete()) core::progress_new_work(large);
+  if (nonblocking && e == errc::success && !(*out)->is_complete()) core::progress_new_work();
   return e;
 }
 

@@ -70,7 +70,7 @@ errc start(core::request* q) {
                            pc->c->coll_pending);
   }
   run_restart(pc->r);
-  if (!q->is_complete()) core::progress_new_work(run_wants_thread(pc->r));
+  if (!q->is_complete()) core::progress_new_work();
   return errc::success;
 }
 

@@ -224,9 +224,8 @@ void schedule_init();
 // Number of collective runs in flight and the bytes they hold (for MPIX_ICOLL_MAX_OUTSTANDING
 // and memory reporting).
 uint64_t runs_in_flight();
-// Whether a progress thread that defers to the application takes runs of this plan over (steps
-// moving core::thread_work_min_bytes or more; smaller runs are left to the application's calls).
+// Whether the progress thread takes nonblocking runs of this plan over from their start (steps
+// moving core::thread_work_min_bytes or more; smaller runs start in the application's call).
 bool plan_wants_thread(const plan* p);
-bool run_wants_thread(const run* r);
 
 }  // namespace baton::coll

@@ -87,6 +87,14 @@ void engine_guard::acquire_contended() {
   const uint64_t start = progress_now_ns();
   for (unsigned i = 1;; ++i) {
     if (m.try_lock()) break;
+    // The progress thread (SCHED_IDLE) holds it: if it was preempted (on this core, or on
+    // another by a thread there), it runs again only where a core goes idle, and a yield hands
+    // it none. Block after a short spin (at once when it keeps to this very core).
+    const int holder = progress_engine_holder_cpu().load(std::memory_order_relaxed);
+    if (holder != progress_no_holder && (i > 64 || holder == sched_getcpu())) {
+      m.lock();
+      break;
+    }
     if (i <= spins)
       __builtin_ia32_pause();
     else

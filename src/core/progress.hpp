@@ -44,35 +44,44 @@ void progress_kick();
 // progress thread stays out of their way.
 bool progress_thread_wanted();
 bool progress_thread_active();
-// Wakes the progress thread if it sleeps on the doorbell; a thread that defers to the
-// application's waiters only for `urgent` work. No system call while it is awake.
-void progress_thread_wake(bool urgent = true);
-// Work below this size is left to the application's own calls while the progress thread defers
-// to them: handing it over would cost a wake-up (a system call, and tens of microseconds before
-// the thread runs) for an operation that takes less than a microsecond.
+// Wakes the progress thread if it sleeps on the doorbell. No system call while it is awake.
+void progress_thread_wake();
+// Nonblocking collectives whose steps move less than this start in the application's call even
+// with the progress thread on: handing them over would cost more than the whole operation.
 constexpr uint64_t thread_work_min_bytes = 4096;
-// Counts application calls that start work or wait (not exactly: threads may race on it), so
-// that a deferring progress thread sees whether the application still drives MPI itself.
-inline std::atomic<uint32_t>& progress_app_activity() {
-  static std::atomic<uint32_t> n{0};
-  return n;
+// Whether this host's ranks are at least as many as the cores this process may use (set when
+// the progress thread starts): then the progress thread keeps to its application thread's core.
+bool progress_no_spare_core();
+// The core an application thread last started work on (-1: not known), which the progress
+// thread follows when there is no spare core.
+inline std::atomic<int>& progress_app_cpu() {
+  static std::atomic<int> c{-1};
+  return c;
 }
-inline void progress_app_active() {
-  std::atomic<uint32_t>& n = progress_app_activity();
-  n.store(n.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+// The core the progress thread keeps to while it holds the engine lock (-1: any core), else
+// progress_no_holder. An application thread on that core that finds the lock taken has
+// preempted the holder, and blocks at once rather than spinning (src/core/progress.cpp).
+constexpr int progress_no_holder = -2;
+inline std::atomic<int>& progress_engine_holder_cpu() {
+  static std::atomic<int> c{progress_no_holder};
+  return c;
 }
-// New work was started by an application thread: wake the progress thread if it sleeps (if it
-// defers to the application, only when the work is `urgent`: large enough to hand over).
-inline void progress_new_work(bool urgent = true) {
+// New work was started by an application thread: wake the progress thread if it sleeps, and
+// tell it the core this thread runs on (sched_getcpu reads the rseq area: no system call).
+inline void progress_new_work() {
   if (!progress_thread_active()) return;
-  progress_app_active();
-  progress_thread_wake(urgent);
+  if (progress_no_spare_core()) {
+    const int cpu = sched_getcpu();
+    std::atomic<int>& app = progress_app_cpu();
+    if (app.load(std::memory_order_relaxed) != cpu) app.store(cpu, std::memory_order_relaxed);
+  }
+  progress_thread_wake();
 }
 void progress_thread_start();
 void progress_thread_stop();
+// Application threads driving progress in progress_wait (not while they sleep there): the
+// progress thread stays off the engine while there are any.
 std::atomic<int>& progress_waiters();
-// A thread leaves progress_wait.
-void progress_waiter_leave();
 // Sources of work that nobody rings the doorbell for (the counters a CUDA stream writes for a
 // CUDA queue): while non-zero, waiting threads and the progress thread never sleep longer than
 // unbelled_sleep_ns between polls.
@@ -104,7 +113,6 @@ inline uint64_t progress_now_ns() {
 template <class Done>
 void progress_wait(engine_guard& guard, Done done) {
   const bool thread = progress_thread_active();
-  if (thread) progress_app_active();
   if (done()) return;
   // Tell the progress thread (if any) that this thread polls, so it stays out of the way.
   struct waiter_count {
@@ -113,7 +121,7 @@ void progress_wait(engine_guard& guard, Done done) {
       if (on) progress_waiters().fetch_add(1, std::memory_order_seq_cst);
     }
     ~waiter_count() {
-      if (on) progress_waiter_leave();
+      if (on) progress_waiters().fetch_sub(1, std::memory_order_seq_cst);
     }
   } counted(thread);
   const backoff_policy& b = progress_backoff();
@@ -155,7 +163,10 @@ void progress_wait(engine_guard& guard, Done done) {
     bool late = progress_poll() || done();
     if (!late) {
       guard.unlock();
+      // Asleep, this thread drives nothing: the progress thread may poll meanwhile.
+      if (thread) progress_waiters().fetch_sub(1, std::memory_order_seq_cst);
       progress_sleep(token, progress_unbelled().load(std::memory_order_relaxed) ? unbelled_sleep_ns : b.sleep_ns);
+      if (thread) progress_waiters().fetch_add(1, std::memory_order_seq_cst);
       guard.lock();
     }
     progress_disarm();

@@ -1,22 +1,24 @@
 // The optional progress thread (BATON_ASYNC_PROGRESS=1).
 //
 // It drives the progress engine in the background so that communication proceeds while the
-// application computes or waits on something else (a GPU, a file, a sleep). Three states:
+// application computes or waits on something else (a GPU, a file, a sleep). It runs under the
+// SCHED_IDLE policy: the kernel gives it a core only when nothing else wants that core, so it
+// never takes time from the application, and the moment the application sleeps or blocks (the
+// wait this thread exists for) it is already runnable on that core, without a wake-up. Waking a
+// sleeping thread costs tens of microseconds on these machines, longer than a whole 64 KiB
+// collective; a context switch to a runnable one on the same core costs about two.
 //
-// - polling: it polls under the engine lock and yields the core between polls while anything
-//   moved in the last `yield_ns` (1 ms, BATON_YIELD_US). It does not sleep between operations
-//   that follow each other closely: waking a sleeping thread costs tens of microseconds here,
-//   longer than a whole 64 KiB collective, so a thread that slept after each operation would
-//   start the next one too late to hide it behind a short wait.
-// - deferring: while an application thread waits inside MPI (progress_wait), that thread drives
-//   progress and this one sleeps on a private futex word, in naps of defer_check_ns (1 ms). It
-//   keeps napping while the application keeps calling MPI (progress_app_activity moved during
-//   the nap): such an application drives MPI itself, and waking the thread whenever a wait ended
-//   or a call started work (a system call, then a fourth runnable thread on two cores) made
-//   8-byte collectives take 1.5-80 us instead of 0.5 in about half the launches. It comes back
-//   after a nap in which the application made no call (small work it left in flight then
-//   moves within a millisecond), or at once for urgent new work: an operation large enough to
-//   hand over (progress_new_work's `urgent`, core::thread_work_min_bytes).
+// Where the host has no spare core (its ranks at least as many as the cores), the thread keeps to
+// the core its application thread last started work on (progress_app_cpu), so it is there when
+// that thread sleeps, not on a core another rank's application is about to use. With a spare
+// core it is left free to run there.
+//
+// Two states:
+// - polling: it polls under the engine lock and relaxes between polls (a few pause instructions;
+//   sched_yield if the kernel refused SCHED_IDLE) while anything moved in the last `yield_ns`
+//   (1 ms, BATON_YIELD_US). While an application thread drives progress inside MPI (waits in
+//   progress_wait, not asleep there) it stays off the engine and only relaxes: at SCHED_IDLE that
+//   costs the application nothing, and the thread is ready when the wait ends.
 // - asleep: nothing moved for `yield_ns`: it sleeps on the rank's doorbell, which other ranks
 //   ring when they write to this rank and local calls ring when they start new work.
 //
@@ -39,72 +41,74 @@ namespace {
 std::thread* g_thread = nullptr;
 bool g_active = false;
 std::atomic<bool> g_stop{false};
-// pt_running: polling or deferring (awake); pt_doorbell: asleep on the doorbell; pt_deferred:
-// asleep on g_defer_word until the application's waiters leave.
-enum : int { pt_running = 0, pt_doorbell = 1, pt_deferred = 2 };
+bool g_no_spare_core = false;
+// pt_running: polling (awake); pt_doorbell: asleep on the doorbell.
+enum : int { pt_running = 0, pt_doorbell = 1 };
 std::atomic<int> g_state{pt_running};
-std::atomic<uint32_t> g_defer_word{0};
 constexpr long safety_sleep_ns = 50000000;  // 50 ms: the futex timeouts are only a safety net
-constexpr long defer_check_ns = 1000000;    // 1 ms: a deferring thread looks again this often
-
-void wake_deferred() {
-  g_defer_word.fetch_add(1, std::memory_order_seq_cst);
-  futex_wake(&g_defer_word);
-}
-
-// An application thread waits inside MPI: stay off the engine until it leaves. Called without
-// the engine lock. It sleeps at once rather than yielding: a thread that stays runnable looks
-// like load, and with two ranks on two cores the scheduler may then pair the two waiting
-// application threads on one core (measured: a 64 KiB allreduce 17 -> 67 us).
-//
-// It goes on deferring, once no thread waits any more, while the application keeps calling MPI
-// (progress_app_activity moved during the last defer_check_ns): an application that calls MPI
-// that often drives it itself, and a fourth runnable thread on two cores only gets in its way.
-// A ring of the deferral word (urgent new work, MPI_Finalize) ends it as soon as nobody waits.
-void defer() {
-  while (!g_stop.load(std::memory_order_relaxed)) {
-    const uint32_t seen = progress_app_activity().load(std::memory_order_relaxed);
-    const uint32_t token = g_defer_word.load(std::memory_order_seq_cst);
-    g_state.store(pt_deferred, std::memory_order_seq_cst);
-    // Dekker with progress_thread_wake() and progress_thread_stop(): either they see pt_deferred
-    // and ring, or the token has moved and the wait returns at once.
-    if (!g_stop.load(std::memory_order_seq_cst)) futex_wait(&g_defer_word, token, defer_check_ns);
-    g_state.store(pt_running, std::memory_order_seq_cst);
-    const bool rung = g_defer_word.load(std::memory_order_seq_cst) != token;
-    if (progress_waiters().load(std::memory_order_seq_cst) == 0 &&
-        (rung || progress_app_activity().load(std::memory_order_relaxed) == seen))
-      return;
-  }
-}
 
 // The engine lock, for the progress thread: taken only when free and nobody else wants it
 // (application threads spin for it, src/core/progress.cpp), so the thread never delays an
-// application call and never blocks on the lock.
-bool try_engine() {
+// application call and never blocks on the lock. While it holds the lock it publishes the core it
+// keeps to (progress_engine_holder_cpu): an application thread on that core that wants the lock
+// has preempted it there, and blocks at once so that it can finish its poll.
+bool try_engine(int cpu) {
   if (rt().engine_contenders.load(std::memory_order_relaxed) > 0) return false;
   if (!rt().engine_mutex.try_lock()) return false;
   engine_guard::held() = true;
+  progress_engine_holder_cpu().store(cpu, std::memory_order_relaxed);
   return true;
 }
 void release_engine() {
+  progress_engine_holder_cpu().store(progress_no_holder, std::memory_order_relaxed);
   engine_guard::held() = false;
   rt().engine_mutex.unlock();
 }
 
+void pin_to(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  (void)pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+}
+
 // The thread holds the engine lock only for single polls; it checks for waiting application
 // threads before each, without the lock.
-void loop() {
+void loop(int cpu) {
   pthread_setname_np(pthread_self(), "baton-progress");
+  sched_param sp{};
+  const bool idle_policy = pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp) == 0;
+  if (cpu >= 0) pin_to(cpu);
+  // Between polls: a few pause instructions at SCHED_IDLE (the kernel preempts this thread for
+  // anything else that wants the core), a yield otherwise. Also a yield while an application
+  // thread waits in MPI, and every 64th time: a thread that yields its core (a waiting rank, an
+  // OpenMP barrier) may hand it to this one, which then runs until the end of its time slice
+  // (milliseconds) unless it gives the core back.
+  unsigned relaxed = 0;
+  auto relax = [idle_policy, &relaxed](bool app_waits) {
+    if (!idle_policy || app_waits || (++relaxed & 63) == 0) {
+      sched_yield();
+      return;
+    }
+    for (int k = 0; k < 16; ++k) __builtin_ia32_pause();
+  };
   const backoff_policy& b = progress_backoff();
   uint64_t last_moved = progress_now_ns();
   while (!g_stop.load(std::memory_order_relaxed)) {
+    if (cpu >= 0) {
+      const int app = progress_app_cpu().load(std::memory_order_relaxed);
+      if (app >= 0 && app != cpu) {
+        cpu = app;
+        pin_to(cpu);
+      }
+    }
+    // An application thread drives progress inside MPI (progress_wait): stay off the engine.
     if (progress_waiters().load(std::memory_order_relaxed) > 0) {
-      defer();
-      last_moved = progress_now_ns();
+      relax(true);
       continue;
     }
-    if (!try_engine()) {
-      sched_yield();
+    if (!try_engine(cpu)) {
+      relax(true);
       continue;
     }
     const bool moved = progress_poll();
@@ -114,12 +118,12 @@ void loop() {
       continue;
     }
     if (progress_now_ns() - last_moved < b.yield_ns) {
-      sched_yield();
+      relax(false);
       continue;
     }
     // Nothing moved for a while: sleep on the doorbell (armed first, then one more poll, so a
     // doorbell rung meanwhile is not missed).
-    if (!try_engine()) continue;
+    if (!try_engine(cpu)) continue;
     g_state.store(pt_doorbell, std::memory_order_seq_cst);
     const uint32_t token = progress_arm();
     const bool late = progress_waiters().load(std::memory_order_relaxed) > 0 || progress_poll();
@@ -143,23 +147,10 @@ bool progress_thread_wanted() {
 
 bool progress_thread_active() { return g_active; }
 
-void progress_thread_wake(bool urgent) {
-  switch (g_state.load(std::memory_order_seq_cst)) {
-    case pt_doorbell:
-      progress_kick();
-      break;
-    case pt_deferred:
-      if (urgent) wake_deferred();
-      break;
-    default:
-      break;
-  }
-}
+bool progress_no_spare_core() { return g_no_spare_core; }
 
-void progress_waiter_leave() {
-  // No wake-up here: a deferred thread comes back by itself once the application stops calling
-  // MPI (defer_check_ns), or for urgent new work.
-  progress_waiters().fetch_sub(1, std::memory_order_seq_cst);
+void progress_thread_wake() {
+  if (g_state.load(std::memory_order_seq_cst) == pt_doorbell) progress_kick();
 }
 
 void progress_thread_start() {
@@ -167,7 +158,18 @@ void progress_thread_start() {
   g_stop.store(false);
   g_state.store(pt_running);
   g_active = true;
-  g_thread = new std::thread(loop);
+  // With no spare core (this host's ranks, whatever transport joins them, at least as many as
+  // the cores this process may use), keep to the application's core (-1: run anywhere).
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  const int cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+  g_no_spare_core = rt().host_ranks >= cpus;
+  int cpu = -1;
+  if (g_no_spare_core) {
+    cpu = sched_getcpu();
+    progress_app_cpu().store(cpu, std::memory_order_relaxed);
+  }
+  g_thread = new std::thread(loop, cpu);
 }
 
 void progress_thread_stop() {
@@ -175,9 +177,8 @@ void progress_thread_stop() {
   g_stop.store(true, std::memory_order_seq_cst);
   g_active = false;
   // If it is asleep it is armed, so the kick reaches it; if it is about to sleep, the kick moves
-  // the doorbell past its token and its sleep returns at once. Likewise for the deferred word.
+  // the doorbell past its token and its sleep returns at once.
   progress_kick();
-  wake_deferred();
   g_thread->join();
   delete g_thread;
   g_thread = nullptr;

@@ -21,6 +21,7 @@ struct runtime {
   std::string hostname;
   std::vector<int> local_of_world;  // world rank -> index on this host, -1 if remote
   std::vector<int> world_of_local;  // index on this host -> world rank
+  int host_ranks = 1;  // ranks on this host, whichever transport joins them
   int local_rank = 0;
   // Ranks this transport reaches through shared memory are "local" above. Ranks on other hosts
   // (and, with BATON_TRANSPORT=ucx, every other rank) go through UCX: use_ucx says it is in use.

@@ -755,7 +755,7 @@ errc isend(const void* buf, int64_t count, const datatype* dt, int dest, int tag
   r->active = true;
   start_send(r);
   *out = r;
-  core::progress_new_work(r->total >= core::thread_work_min_bytes);
+  core::progress_new_work();
   return errc::success;
 }
 
@@ -765,7 +765,7 @@ errc irecv(void* buf, int64_t count, const datatype* dt, int source, int tag, co
   r->active = true;
   start_recv(r);
   *out = r;
-  core::progress_new_work(r->total >= core::thread_work_min_bytes);
+  core::progress_new_work();
   return errc::success;
 }
 
@@ -802,7 +802,7 @@ errc start(request* r) {
   } else {
     start_recv(r);
   }
-  core::progress_new_work(r->total >= core::thread_work_min_bytes);
+  core::progress_new_work();
   return errc::success;
 }
 

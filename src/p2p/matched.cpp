@@ -360,7 +360,7 @@ errc matched_on_start(request* r) {
   } else {
     recv_start(ch);
   }
-  core::progress_new_work(r->total >= core::thread_work_min_bytes);
+  core::progress_new_work();
   return errc::success;
 }
 

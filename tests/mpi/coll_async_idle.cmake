@@ -14,3 +14,7 @@ set_tests_properties(coll_async_idle_nothread.np2 PROPERTIES
 # The progress thread sleeps while the application drives MPI itself with small collectives.
 add_mpi_test(NAME coll_async_quiet SOURCES coll_async_quiet.c NP 2 3 4 TIMEOUT 120 LABELS coll async threads
              ENV BATON_ASYNC_PROGRESS=1)
+# The progress thread's scheduling: SCHED_IDLE, and one core when the host has no spare one
+# (np 1 leaves a spare core on a 2-core machine, np 2 and 4 do not).
+add_mpi_test(NAME coll_async_policy SOURCES coll_async_policy.c NP 1 2 4 TIMEOUT 120 LABELS coll async threads
+             ENV BATON_ASYNC_PROGRESS=1)

@@ -1,9 +1,9 @@
 /* The progress thread stays out of the way of an application that calls MPI all the time
  * (BATON_ASYNC_PROGRESS=1).
  *
- * A loop of 8-byte Iallreduce+Wait and Allreduce: each call lasts well under a microsecond, far
- * less than waking a sleeping thread, so the progress thread should sleep through the loop and
- * let the application drive MPI. It used to be woken at every wait that ended and at every
+ * A loop of 8-byte Iallreduce+Wait and Allreduce: each call lasts well under a microsecond and the
+ * application drives MPI itself, so the progress thread (at SCHED_IDLE, off the engine while the
+ * application waits inside MPI) should cost it no blocking waits. It used to be woken at every wait that ended and at every
  * nonblocking call, and in about half the launches the process then blocked and woke tens of
  * thousands of times (futex waits) with each collective taking 10-80 us instead of 0.5. The test
  * counts the process's voluntary context switches (getrusage: every thread's blocking waits)
