@@ -194,11 +194,179 @@ bool push_bulk(peer_state& p) {
     if (moved) ring_doorbell(p.local);
     if (r->done < r->total) break;
     p.bulkq.pop_front();
+    --p.rndv_out;
     r->proto |= proto_data_out | proto_acked;
     finish_send_if_done(r);
   }
   return moved;
 }
+
+// ---- copy jobs: both ends copy a large message (transport::shm::copy_job) ----
+//
+// A rendezvous message read with one process_vm_readv takes the receiver alone some 60 us per MiB
+// while the sender waits. From coop_min on (contiguous at both ends), the receiver sets up a job
+// in the segment, tells the sender (pkt_copy_job) and starts reading chunks; the sender, as soon
+// as it sees the packet, claims chunks too and writes them into the receive buffer with
+// process_vm_writev. Chunks are claimed with one atomic counter, so neither end waits for the
+// other: a receiver whose sender has not claimed anything by the time its first chunk is copied
+// (a sender busy outside MPI) takes all the rest in one read, so it pays one system call more
+// than a plain read and nothing else. Each end completes its request once every chunk is copied,
+// then lets go of the job.
+namespace {
+
+using transport::shm::copy_job;
+using transport::shm::copy_jobs_per_pair;
+
+struct coop_end {
+  copy_job* j;
+  request* r;
+  bool sender;
+  uint32_t local;   // the other end's index on this host
+  pid_t pid;        // the other end's process
+  char* mine;       // this end's buffer: the receive buffer, or the send buffer
+  uint64_t theirs;  // the other end's buffer, in its address space
+};
+std::vector<coop_end> g_coop;  // ends waiting for chunks the other end copies
+
+// Copies chunks [k, k + cnt) of the job: read at the receiver, write at the sender.
+bool coop_copy(const coop_end& c, uint32_t k, uint32_t cnt) {
+  const copy_job& j = *c.j;
+  uint64_t off = uint64_t(k) * j.chunk;
+  const uint64_t end = std::min<uint64_t>(j.bytes, uint64_t(k + cnt) * j.chunk);
+  while (off < end) {
+    struct iovec local {
+      c.mine + off, end - off
+    };
+    struct iovec remote {
+      reinterpret_cast<void*>(c.theirs + off), end - off
+    };
+    const ssize_t n = c.sender ? ::process_vm_writev(c.pid, &local, 1, &remote, 1, 0)
+                               : ::process_vm_readv(c.pid, &local, 1, &remote, 1, 0);
+    if (n <= 0) return false;
+    off += uint64_t(n);
+  }
+  return true;
+}
+
+// Marks this end's request complete once every chunk is copied, and lets go of the job.
+bool coop_try_finish(const coop_end& c) {
+  copy_job& j = *c.j;
+  if (!c.sender) {
+    // A chunk the sender claimed but could not write: read it here.
+    const int32_t k = j.orphan.load(std::memory_order_acquire);
+    if (k >= 0) {
+      j.orphan.store(-1, std::memory_order_relaxed);
+      if (!coop_copy(c, uint32_t(k), 1) && c.r->status.error == errc::success)
+        c.r->status.error = core::error_set(errc::other, "process_vm_readv of a rendezvous message failed");
+      j.done.fetch_add(1, std::memory_order_release);
+    }
+  }
+  if (j.done.load(std::memory_order_acquire) < j.nchunks) return false;
+  request* r = c.r;
+  j.refs.fetch_sub(1, std::memory_order_release);
+  if (c.sender) {
+    --eng().peers[c.local].rndv_out;
+    r->done = r->total;
+    r->proto |= proto_data_out | proto_acked;
+    finish_send_if_done(r);
+  } else {
+    r->done = r->msg_len;
+    complete_request(r);
+  }
+  return true;
+}
+
+// Claims and copies chunks while any is left, then finishes or waits in g_coop.
+void coop_run(const coop_end& c) {
+  engine& e = eng();
+  copy_job& j = *c.j;
+  uint32_t mine = 0;  // chunks this end claimed so far
+  for (;;) {
+    const uint32_t k = j.next.fetch_add(1, std::memory_order_acq_rel);
+    if (k >= j.nchunks) break;
+    uint32_t cnt = 1;
+    if (!c.sender && k > 0 && k == mine) {
+      // Every chunk so far was this end's: the sender has not come, take all the rest at once
+      // (unless it claims one right now).
+      uint32_t expect = k + 1;
+      if (j.next.compare_exchange_strong(expect, j.nchunks, std::memory_order_acq_rel)) cnt = j.nchunks - k;
+    }
+    mine += cnt;
+    if (!coop_copy(c, k, cnt)) {
+      if (c.sender) {
+        // Not permitted to write into peers here: the receiver reads this chunk, and every
+        // later job is left to receivers.
+        e.coop_write_ok = false;
+        j.orphan.store(int32_t(k), std::memory_order_release);
+        break;
+      }
+      if (c.r->status.error == errc::success)
+        c.r->status.error = core::error_set(errc::other, "process_vm_readv of a rendezvous message failed");
+    }
+    j.done.fetch_add(cnt, std::memory_order_release);
+  }
+  if (!coop_try_finish(c)) g_coop.push_back(c);
+}
+
+bool poll_coop() {
+  bool moved = false;
+  for (size_t i = 0; i < g_coop.size();) {
+    if (coop_try_finish(g_coop[i])) {
+      g_coop[i] = g_coop.back();
+      g_coop.pop_back();
+      moved = true;
+    } else {
+      ++i;
+    }
+  }
+  return moved;
+}
+
+// Receiver: sets up a job for a matched rendezvous message and starts copying; false when no
+// job slot towards that sender is free (the caller reads the message alone).
+bool coop_start(request* r, peer_state& p, int peer_world, uint64_t cookie, uint64_t addr, uint64_t bytes) {
+  engine& e = eng();
+  copy_job* j = nullptr;
+  uint32_t slot = 0;
+  for (; slot < copy_jobs_per_pair; ++slot) {
+    copy_job* c = e.seg.job(e.me_local, p.local, slot);
+    if (c->refs.load(std::memory_order_acquire) == 0) {
+      j = c;
+      break;
+    }
+  }
+  if (!j) return false;
+  // Eight chunks, at least 64 KiB each, in whole pages.
+  const uint64_t per = std::max<uint64_t>(64 << 10, ((bytes + 7) / 8 + 4095) / 4096 * 4096);
+  j->nchunks = static_cast<uint32_t>((bytes + per - 1) / per);
+  j->chunk = static_cast<uint32_t>(per);
+  j->bytes = bytes;
+  j->next.store(0, std::memory_order_relaxed);
+  j->done.store(0, std::memory_order_relaxed);
+  j->orphan.store(-1, std::memory_order_relaxed);
+  j->refs.store(2, std::memory_order_release);  // the packet's slot commit publishes the job
+  char* buf = static_cast<char*>(r->buf) + r->dt->true_lb();
+  send_ctrl(peer_world, pkt_copy_job, cookie, reinterpret_cast<uint64_t>(buf) | (uint64_t(slot) << 58));
+  coop_run(coop_end{j, r, false, p.local, e.seg.area(p.local).pid, buf, addr});
+  return true;
+}
+
+// Sender: the receiver of `s` set up job `slot` towards its buffer at `addr`.
+void coop_join(peer_state& p, request* s, uint64_t aux) {
+  engine& e = eng();
+  const uint32_t slot = static_cast<uint32_t>(aux >> 58);
+  const uint64_t addr = aux & ((uint64_t(1) << 58) - 1);
+  copy_job* j = e.seg.job(p.local, e.me_local, slot);
+  const coop_end c{j, s, true, p.local, e.seg.area(p.local).pid,
+                   const_cast<char*>(static_cast<const char*>(s->buf)) + s->dt->true_lb(), addr};
+  if (!e.coop_write_ok) {
+    if (!coop_try_finish(c)) g_coop.push_back(c);
+    return;
+  }
+  coop_run(c);
+}
+
+}  // namespace
 
 // ---- receiving ----
 
@@ -210,6 +378,11 @@ void rndv_start(request* r, int peer_world, uint64_t cookie, uint64_t addr, bool
   int l = core::rt().local_of_world[static_cast<size_t>(peer_world)];
   peer_state& p = e.peers[static_cast<size_t>(l)];
   uint64_t want = std::min(r->msg_len, r->total);
+  // Not when this rank sends a rendezvous message to that peer too (an exchange): the peer is
+  // then busy reading it, and a job would only split both copies into more system calls.
+  if (cma && e.cma_ok && e.cma_proven && e.coop_min && p.rndv_out == 0 && want == r->msg_len && want >= e.coop_min &&
+      want >= e.cma_min && r->dt->is_contiguous() && coop_start(r, p, peer_world, cookie, addr, want))
+    return;
   if (cma && e.cma_ok && r->dt->is_contiguous() && r->msg_len >= e.cma_min) {
     struct iovec local {
       static_cast<char*>(r->buf) + r->dt->true_lb(), want
@@ -229,6 +402,7 @@ void rndv_start(request* r, int peer_world, uint64_t cookie, uint64_t addr, bool
       got += static_cast<uint64_t>(n);
     }
     if (got == want) {
+      e.cma_proven = true;
       send_ctrl(peer_world, pkt_fin, cookie, 0);
       r->done = r->msg_len;
       complete_request(r);
@@ -435,8 +609,12 @@ void handle_packet(peer_state& p, pkt_header* h) {
       finish_send_if_done(s);
       break;
     }
+    case pkt_copy_job:
+      coop_join(p, reinterpret_cast<request*>(h->cookie), h->aux);
+      break;
     case pkt_fin: {
       auto* s = reinterpret_cast<request*>(h->cookie);
+      --p.rndv_out;
       s->done = s->total;
       s->proto |= proto_data_out | proto_acked;
       finish_send_if_done(s);
@@ -498,6 +676,7 @@ bool shm_poll() {
       ring_doorbell(l);  // a sender asleep on a full bulk channel may go on
     }
   }
+  if (!g_coop.empty()) moved |= poll_coop();
   // Output that waited for room.
   auto& act = e.active_peers;
   for (size_t i = 0; i < act.size();) {
@@ -581,6 +760,7 @@ void start_send(request* r) {
     enqueue(p, out_item{pkt_eager, 0, 0, r});
   } else {
     r->proto |= proto_rndv;
+    ++p.rndv_out;
     enqueue(p, out_item{pkt_rts, 0, 0, r});
   }
 }
@@ -674,6 +854,7 @@ errc engine_init() {
   // default (core/copy.hpp); BATON_SHM_CMA_MIN raises the threshold.
   e.cma_min = env_u64("BATON_SHM_CMA_MIN", 0);
   e.cma_ok = core::cma_wanted();
+  e.coop_min = env_u64("BATON_SHM_COOP_MIN", 256 << 10);
   const uint32_t nlocal = static_cast<uint32_t>(R.world_of_local.size());
   e.me_local = static_cast<uint32_t>(R.local_rank);
   e.peers.resize(nlocal);

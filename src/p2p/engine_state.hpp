@@ -10,7 +10,15 @@
 
 namespace baton::p2p {
 
-enum pkt_type : uint8_t { pkt_eager = 1, pkt_cont = 2, pkt_rts = 3, pkt_cts = 4, pkt_sync_ack = 5, pkt_fin = 6 };
+enum pkt_type : uint8_t {
+  pkt_eager = 1,
+  pkt_cont = 2,
+  pkt_rts = 3,
+  pkt_cts = 4,
+  pkt_sync_ack = 5,
+  pkt_fin = 6,
+  pkt_copy_job = 7,  // receiver -> sender: copy with me (aux: receive buffer | job slot << 58)
+};
 enum pkt_flag : uint8_t { flag_sync = 1, flag_cma = 2 };
 
 // request::proto bits for sends
@@ -70,6 +78,7 @@ struct peer_state {
   unexpected* rx_uq = nullptr;
   uint64_t rx_len = 0, rx_off = 0;
   uint32_t bulk_in = 0;  // receives expecting bulk chunks from this peer
+  uint32_t rndv_out = 0;  // rendezvous sends towards this peer not yet complete
 };
 
 struct engine {
@@ -82,6 +91,9 @@ struct engine {
   uint64_t eager_max = 32768;
   uint64_t cma_min = 1 << 20;
   bool cma_ok = true;
+  bool cma_proven = false;     // a process_vm_readv from a peer succeeded here
+  uint64_t coop_min = 256 << 10;  // copy jobs (both ends copy) from this size (BATON_SHM_COOP_MIN, 0: off)
+  bool coop_write_ok = true;   // process_vm_writev into peers works (else this end leaves jobs to them)
   int my_world = 0;
   uint64_t pending_sends = 0;  // sends started and not yet complete (MPI_Finalize waits for them)
 };

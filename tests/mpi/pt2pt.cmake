@@ -66,3 +66,12 @@ add_mpi_test(NAME pt2pt_wake SOURCES pt2pt_wake.c NP 2 4 TIMEOUT 60 LABELS pt2pt
              ENV BATON_SPIN_US=20 BATON_YIELD_US=50)
 add_mpi_test(NAME pt2pt_wake_fullfence SOURCES pt2pt_wake.c NP 2 4 TIMEOUT 60 LABELS pt2pt
              ENV BATON_SPIN_US=20 BATON_YIELD_US=50 BATON_ASYM_FENCE=0)
+
+# Large contiguous messages copied by both ends at once (copy jobs): both waiting, a busy sender,
+# unexpected messages, more messages in flight than job slots; with the progress thread too, and
+# with jobs off (one reader, the path before them)
+add_mpi_test(NAME pt2pt_copy_job SOURCES pt2pt_copy_job.c NP 2 3 4 TIMEOUT 60 LABELS pt2pt)
+add_mpi_test(NAME pt2pt_copy_job_async SOURCES pt2pt_copy_job.c NP 2 3 TIMEOUT 60 LABELS pt2pt async
+             ENV BATON_ASYNC_PROGRESS=1)
+add_mpi_test(NAME pt2pt_copy_job_off SOURCES pt2pt_copy_job.c NP 2 3 TIMEOUT 60 LABELS pt2pt
+             ENV BATON_SHM_COOP_MIN=0)

@@ -51,7 +51,8 @@ core::errc segment::open(const std::string& name, const segment_params& p, uint3
   areas_off_ = 4096;
   rings_off_ = round_up(areas_off_ + sizeof(rank_area) * p.nlocal, 4096);
   bulk_off_ = round_up(rings_off_ + ring_bytes_ * p.nlocal * p.nlocal, 4096);
-  bytes_ = round_up(bulk_off_ + bulk_bytes_ * p.nlocal * p.nlocal, 4096);
+  jobs_off_ = round_up(bulk_off_ + bulk_bytes_ * p.nlocal * p.nlocal, 4096);
+  bytes_ = round_up(jobs_off_ + sizeof(copy_job) * copy_jobs_per_pair * p.nlocal * p.nlocal, 4096);
 
   int fd = ::shm_open(name.c_str(), O_RDWR | O_CREAT, 0600);
   if (fd < 0)

@@ -47,6 +47,22 @@ struct alignas(64) chunk_header {
   uint64_t offset;  // byte offset of this chunk in the message
 };
 
+// A large contiguous message copied by both ends at once (single copy, process_vm_readv at the
+// receiver and process_vm_writev at the sender): the receiver sets a job up in the slot table of
+// the pair (receiver, sender), both claim chunks from `next` and count the copied ones in `done`;
+// each end lets go of the job (refs) once it has seen every chunk copied. A slot is free while
+// refs == 0; the receiver alone takes slots.
+struct alignas(64) copy_job {
+  std::atomic<uint32_t> next;    // next chunk to claim (past nchunks: none left)
+  std::atomic<uint32_t> done;    // chunks copied
+  std::atomic<uint32_t> refs;    // ends still using the job
+  std::atomic<int32_t> orphan;   // a chunk the sender claimed but could not copy (-1: none)
+  uint32_t nchunks;
+  uint32_t chunk;                // bytes per chunk (the last one may be shorter)
+  uint64_t bytes;
+};
+constexpr uint32_t copy_jobs_per_pair = 8;
+
 struct alignas(64) rank_area {
   std::atomic<uint32_t> doorbell;
   std::atomic<uint32_t> sleeping;
@@ -92,6 +108,9 @@ class segment {
     return reinterpret_cast<chunk_header*>(base_ + bulk_off_ + (size_t(dst) * p_.nlocal + src) * bulk_bytes_ +
                                            size_t(i) * (sizeof(chunk_header) + p_.chunk_size));
   }
+  copy_job* job(uint32_t dst, uint32_t src, uint32_t i) const {
+    return reinterpret_cast<copy_job*>(base_ + jobs_off_) + (size_t(dst) * p_.nlocal + src) * copy_jobs_per_pair + i;
+  }
   static void* payload(pkt_header* h) { return reinterpret_cast<char*>(h) + sizeof(pkt_header); }
   static void* chunk_data(chunk_header* c) { return reinterpret_cast<char*>(c) + sizeof(chunk_header); }
 
@@ -100,7 +119,7 @@ class segment {
   uint32_t me_ = 0;
   char* base_ = nullptr;
   size_t bytes_ = 0;
-  size_t areas_off_ = 0, rings_off_ = 0, bulk_off_ = 0, ring_bytes_ = 0, bulk_bytes_ = 0;
+  size_t areas_off_ = 0, rings_off_ = 0, bulk_off_ = 0, jobs_off_ = 0, ring_bytes_ = 0, bulk_bytes_ = 0;
   std::string name_;
 };
 
