@@ -116,11 +116,13 @@ inline bool shm_bcast_usable(const coll_args& a) {
   const int64_t limit = a.persistent && shm::single_copy_enabled() ? shm::persistent_single_copy_max : shm::slot_bytes;
   return shm::region_ready(a.c) && message_bytes(a) <= limit;
 }
-// Past the eager limit a message algorithm's single copy (core::cma_wanted()) beats the
-// region's two (64 KiB: 5.1 against 10.9 us on the Zen 5 machines; 32 KiB 5.6 against 6.0 for
-// the region); a persistent bcast has its own single copy (region_single_copy).
+// Two ranks, past the eager limit: a message algorithm's single copy (core::cma_wanted()) against
+// the region's two copies depends on the machine's phase here (64 KiB: 5.1 against 10.9 us when
+// dirty lines cross cores slowly, 4.4 against 4.1 when they do not), so from 32 KiB the single
+// copy. From three ranks the region's copy-outs run side by side while a binomial tree takes
+// rounds: 48-64 KiB 5.4-7.8 us against 8.5-18.6 (3 and 4 ranks, interleaved, session 7).
 inline bool shm_bcast_preferred(const coll_args& a) {
-  return a.persistent || !core::cma_wanted() || message_bytes(a) <= (int64_t{32} << 10);
+  return a.persistent || !core::cma_wanted() || message_bytes(a) <= (int64_t{32} << 10) || a.c->size > 2;
 }
 inline bool shm_reduce_usable(const coll_args& a) {
   return shm::region_ready(a.c) && a.type->is_contiguous() && message_bytes(a) <= shm::slot_bytes;
