@@ -36,7 +36,11 @@ class op_ring {
   size_t size() const { return tail_ - head_; }
   op& front() { return buf_[head_ & mask_]; }
   op& back() { return buf_[(tail_ - 1) & mask_]; }
-  void pop_front() { ++head_; }
+  // Emptied, it starts again at the first record: a ring that once grew (a producer that ran
+  // ahead of progress) would otherwise write every new record to a cold cache line.
+  void pop_front() {
+    if (++head_ == tail_) head_ = tail_ = 0;
+  }
   // A fresh record at the back, for the caller to fill in place: building an op on the stack and
   // copying it in reads back, 16 bytes at a time, what was just stored a field at a time, and
   // that stalls store forwarding (it was a fifth of an 8-byte queue ring's time).
