@@ -626,7 +626,6 @@ void launch_at(run* r, uint32_t k, errc error) {
 }
 }  // namespace
 
-
 errc run_start(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf, int tag_prefix, core::request** out) {
   // Nonblocking calls (tag bit 30) leave the work to the progress thread when it runs (for plans
   // that move enough to be worth the hand-off, see launch()).

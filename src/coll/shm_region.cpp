@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -200,34 +199,12 @@ errc region_make(core::comm* c, int nslots, int64_t data_bytes, region** out) {
   return errc::success;
 }
 
-namespace {
-// Moves len bytes between `mine` and `addr` in process pid with process_vm_readv or _writev (the
-// same signature), looping over short transfers; false when the kernel refuses.
-using vm_rw = ssize_t (*)(pid_t, const struct iovec*, unsigned long, const struct iovec*, unsigned long,
-                          unsigned long);
-bool transfer(vm_rw fn, int32_t pid, uint64_t addr, char* mine, int64_t len) {
-  int64_t got = 0;
-  while (got < len) {
-    struct iovec local {
-      mine + got, size_t(len - got)
-    };
-    struct iovec remote {
-      reinterpret_cast<char*>(addr) + got, size_t(len - got)
-    };
-    const ssize_t n = fn(pid_t(pid), &local, 1, &remote, 1, 0);
-    if (n <= 0) return false;
-    got += n;
-  }
-  return true;
-}
-}  // namespace
-
 bool region::read_from(int32_t pid, uint64_t addr, char* dst, int64_t len) {
-  return transfer(::process_vm_readv, pid, addr, dst, len);
+  return core::cma_read(pid, addr, dst, uint64_t(len));
 }
 
 bool region::write_to(int32_t pid, uint64_t addr, const char* src, int64_t len) {
-  return transfer(::process_vm_writev, pid, addr, const_cast<char*>(src), len);
+  return core::cma_write(pid, addr, src, uint64_t(len));
 }
 
 bool single_copy_enabled() {

@@ -1,5 +1,7 @@
 #include "core/copy.hpp"
 
+#include <sys/uio.h>
+
 #include <cstdint>
 #include <cstdlib>
 
@@ -53,6 +55,34 @@ copy_fn pick() {
 const copy_fn g_copy = pick();
 #endif
 }  // namespace
+
+namespace {
+using vm_rw = ssize_t (*)(pid_t, const struct iovec*, unsigned long, const struct iovec*, unsigned long,
+                          unsigned long);
+bool cma_transfer(vm_rw fn, int pid, uint64_t addr, char* mine, uint64_t len) noexcept {
+  uint64_t got = 0;
+  while (got < len) {
+    struct iovec local {
+      mine + got, size_t(len - got)
+    };
+    struct iovec remote {
+      reinterpret_cast<char*>(addr) + got, size_t(len - got)
+    };
+    const ssize_t n = fn(pid_t(pid), &local, 1, &remote, 1, 0);
+    if (n <= 0) return false;
+    got += uint64_t(n);
+  }
+  return true;
+}
+}  // namespace
+
+bool cma_read(int pid, uint64_t addr, void* dst, uint64_t len) noexcept {
+  return cma_transfer(::process_vm_readv, pid, addr, static_cast<char*>(dst), len);
+}
+
+bool cma_write(int pid, uint64_t addr, const void* src, uint64_t len) noexcept {
+  return cma_transfer(::process_vm_writev, pid, addr, const_cast<char*>(static_cast<const char*>(src)), len);
+}
 
 bool cma_wanted() noexcept {
   static const bool on = [] {

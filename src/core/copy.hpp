@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 
 namespace baton::core {
@@ -21,6 +22,10 @@ void copy_bytes_large(void* dst, const void* src, size_t n) noexcept;
 // from the peer's clean buffer ~60), reading the sender's buffer beats two copies through
 // shared memory for every message past the eager limit.
 bool cma_wanted() noexcept;
+// Reads `len` bytes at `addr` in process `pid` into dst (process_vm_readv), or writes them from
+// src (process_vm_writev), looping over short transfers; false when the kernel refuses.
+bool cma_read(int pid, uint64_t addr, void* dst, uint64_t len) noexcept;
+bool cma_write(int pid, uint64_t addr, const void* src, uint64_t len) noexcept;
 
 inline void copy_bytes(void* dst, const void* src, size_t n) noexcept {
   if (n <= 256) {

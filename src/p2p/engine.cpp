@@ -231,21 +231,10 @@ std::vector<coop_end> g_coop;  // ends waiting for chunks the other end copies
 // Copies chunks [k, k + cnt) of the job: read at the receiver, write at the sender.
 bool coop_copy(const coop_end& c, uint32_t k, uint32_t cnt) {
   const copy_job& j = *c.j;
-  uint64_t off = uint64_t(k) * j.chunk;
-  const uint64_t end = std::min<uint64_t>(j.bytes, uint64_t(k + cnt) * j.chunk);
-  while (off < end) {
-    struct iovec local {
-      c.mine + off, end - off
-    };
-    struct iovec remote {
-      reinterpret_cast<void*>(c.theirs + off), end - off
-    };
-    const ssize_t n = c.sender ? ::process_vm_writev(c.pid, &local, 1, &remote, 1, 0)
-                               : ::process_vm_readv(c.pid, &local, 1, &remote, 1, 0);
-    if (n <= 0) return false;
-    off += uint64_t(n);
-  }
-  return true;
+  const uint64_t off = uint64_t(k) * j.chunk;
+  const uint64_t len = std::min<uint64_t>(j.bytes, uint64_t(k + cnt) * j.chunk) - off;
+  return c.sender ? core::cma_write(c.pid, c.theirs + off, c.mine + off, len)
+                  : core::cma_read(c.pid, c.theirs + off, c.mine + off, len);
 }
 
 // Marks this end's request complete once every chunk is copied, and lets go of the job.
