@@ -161,6 +161,40 @@ void region_release(core::comm* c) {
 int regions_live() { return g_live.load(std::memory_order_relaxed); }
 int persistent_regions_live() { return g_persistent_live.load(std::memory_order_relaxed); }
 
+// Whether every rank may read every other rank's memory (the kernel checks the same permission
+// for writing): each announces its pid and the address of a probe byte in run 0's inline data
+// (no run uses it before the region is ready), reads one byte from every peer, and all agree.
+// Collective over c, with the region not yet ready (the agreement's collectives use messages).
+static errc agree_cma(core::comm* c, region* g) {
+  static char probe = 1;
+  g->pid = int32_t(::getpid());
+  g->announce(0, &probe, nullptr);
+  coll_args bar;
+  bar.kind = coll_kind::barrier;
+  bar.c = c;
+  if (errc e = run_blocking(bar); e != errc::success) return e;
+  int32_t ok = core::cma_wanted();
+  for (int r = 0; r < g->n && ok; ++r) {
+    if (r == g->me) continue;
+    const region::buffers b = g->announced(r, 0);
+    char byte = 0;
+    ok = region::read_from(b.pid, b.send, &byte, 1) && byte == 1;
+  }
+  int32_t all = 0;
+  coll_args ar;
+  ar.kind = coll_kind::allreduce;
+  ar.c = c;
+  ar.sendbuf = &ok;
+  ar.recvbuf = &all;
+  ar.count = 1;
+  ar.type = core::predefined_datatype(0x209);
+  ar.op = core::predefined_op(core::op_kind::min);
+  if (errc e = run_blocking(ar); e != errc::success) return e;
+  g->announce(0, nullptr, nullptr);  // every peer has read it: the allreduce is past their reads
+  g->cma = all != 0;
+  return errc::success;
+}
+
 errc region_setup(core::comm* c) {
   if (c->coll_shm_state != state_none) return errc::success;
   if (!wanted(c)) {
@@ -179,6 +213,13 @@ errc region_setup(core::comm* c) {
   }
   region* g = region_new(c, base, bytes, slots, small_bytes, large_slots, small_off, large_off);
   g_live.fetch_add(1, std::memory_order_relaxed);
+  if (errc ce = agree_cma(c, g); ce != errc::success) {
+    ::munmap(g->base, g->bytes);
+    delete g;
+    g_live.fetch_sub(1, std::memory_order_relaxed);
+    c->coll_shm_state = state_off;
+    return ce;
+  }
   core::engine_guard guard;  // the progress thread reads these under the lock
   c->coll_shm = g;
   c->coll_shm_free = region_free;

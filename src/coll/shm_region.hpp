@@ -155,6 +155,26 @@ struct region {
       }
     return true;
   }
+  // Dynamic single copy (the communicator's region): every rank may read and write every other
+  // rank's memory (process_vm_readv/_writev), agreed by all at setup. A run of a single-copy
+  // algorithm announces this rank's pid and buffer addresses in the inline data of its arrived
+  // flag (announce, before publishing it); a peer that has seen the flag reads them (announced).
+  bool cma = false;
+  int32_t pid = 0;
+  struct buffers {
+    int32_t pid;
+    uint64_t send, recv;
+  };
+  void announce(uint64_t q, const void* send, const void* recv) const {
+    auto* d = reinterpret_cast<uint64_t*>(reinterpret_cast<char*>(&arrived(me, slot_of(q))) + 16);
+    d[0] = uint64_t(uint32_t(pid));
+    d[1] = reinterpret_cast<uint64_t>(send);
+    d[2] = reinterpret_cast<uint64_t>(recv);
+  }
+  buffers announced(int r, uint64_t q) const {
+    const auto* d = reinterpret_cast<const uint64_t*>(reinterpret_cast<const char*>(&arrived(r, slot_of(q))) + 16);
+    return {int32_t(uint32_t(d[0])), d[1], d[2]};
+  }
   bool has_arrived(int r, uint64_t q) const {
     return arrived(r, slot_of(q)).load(std::memory_order_acquire) >= q;
   }
@@ -239,6 +259,9 @@ constexpr int64_t reduce_single_copy_min = int64_t{128} << 10;
 // 4 slots x n ranks x this much shared memory.
 constexpr int64_t persistent_single_copy_max = int64_t{4} << 20;
 bool single_copy_enabled();
+// Blocking and nonblocking allreduce on the communicator's region reduce single copy
+// (allreduce_single_copy) from here: 2 ranks, interleaved, see algorithms.hpp.
+constexpr int64_t dynamic_single_copy_min = int64_t{128} << 10;
 // A type whose elements lie back to back (k-th at true_lb + k * size), so that a range of elements
 // is a range of bytes: single-copy allreduce moves blocks of elements as bytes.
 inline bool single_copy_reducible(const core::datatype* t) { return t->is_contiguous() && t->extent() == t->size(); }

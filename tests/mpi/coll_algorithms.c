@@ -4,7 +4,7 @@
  * algorithm cannot run the arguments (a commutative-only algorithm given a non-commutative op) the
  * library falls back to one that can, so every check must pass under every override.
  *
- * Counts 0, 1, nranks-1, nranks, odd ones, and past the 64 KiB and 1 MiB selection thresholds;
+ * Counts 0, 1, nranks-1, nranks, odd ones, and past the 64 KiB and 128 KiB selection thresholds;
  * every root for bcast and reduce; blocking and nonblocking forms; in place and not; SUM on int
  * and double, MAX, a non-commutative user op (2x2 matrix product mod 2^32), a derived contiguous
  * type, a non-contiguous vector type for bcast, and bcasts whose root and receivers use different
@@ -64,7 +64,8 @@ static int64_t counts[16];
 static int ncounts;
 
 static void make_counts(void) {
-  const int64_t base[] = {0, 1, size > 1 ? size - 1 : 2, size, 13, 1000, 20000 /* 80 KiB of int */};
+  const int64_t base[] = {0, 1, size > 1 ? size - 1 : 2, size, 13, 1000, 20000 /* 80 KiB of int */,
+                          40001 /* 160 KiB of int: single-copy allreduce by default */};
   ncounts = 0;
   for (unsigned k = 0; k < sizeof base / sizeof base[0]; ++k) counts[ncounts++] = base[k];
 }

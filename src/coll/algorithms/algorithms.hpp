@@ -148,6 +148,17 @@ inline bool shm_allreduce_preferred(const coll_args& a) {
   return shm_allreduce_single_copy(a) || shm_reduce_preferred(a);
 }
 
+// Blocking and nonblocking allreduce straight between the user buffers (allreduce_single_copy):
+// the communicator's region is set up and every rank may read the others' memory (both agreed at
+// setup), not in place, elements back to back. Persistent ones bind their own single copy above.
+inline bool single_copy_allreduce_usable(const coll_args& a) {
+  return !a.persistent && !a.in_place && shm::region_ready(a.c) && shm::region_of(a.c)->cma &&
+         shm::single_copy_reducible(a.type);
+}
+inline bool single_copy_allreduce_preferred(const coll_args& a) {
+  return message_bytes(a) >= shm::dynamic_single_copy_min;
+}
+
 // Alltoall: all n blocks of a rank fit one slot (block bytes agree on every rank). A persistent
 // operation's region is sized for it: with single copy on (every rank reading its blocks from the
 // peers' bound send buffers) up to shm::persistent_single_copy_max of blocks per rank (2 ranks,

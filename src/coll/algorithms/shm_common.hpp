@@ -55,4 +55,72 @@ inline bool combine_inputs(const poll_ctx& x, const step& s) {
   return true;
 }
 
+// First step of a dynamic single-copy algorithm (region::cma): waits until run q may use its flag
+// slot (and, with `scratch` bytes over the small buffer, its large buffer), then announces this
+// rank's buffers (byte addresses) with its arrived flag.
+inline bool announce_buffers(const poll_ctx& x, const void* send, const void* recv, int64_t scratch) {
+  const region& g = *x.g;
+  if (!g.slot_free(x.seq, scratch)) return false;
+  g.announce(x.seq, send, recv);
+  g.publish(g.arrived(g.me, g.slot_of(x.seq)), x.seq);
+  return true;
+}
+
+// Single-copy allreduce's work: reduces this rank's share of the elements (piece `me` of n)
+// straight from every rank's send buffer (process_vm_readv) and writes it into every rank's
+// receive buffer (process_vm_writev), `chunk` bytes at a time, so that a chunk just reduced is
+// still in cache when it is written out. x_{n-1} lands in this rank's receive buffer first, then
+// out = x_r op out for r = n-2 .. 0 (rank order: any op). buffers_of(r) gives rank r's pid and
+// the first element's byte address of its send and receive buffers; scratch holds one chunk.
+template <class BuffersOf>
+void reduce_share(const poll_ctx& x, const step& s, char* scratch, int64_t chunk, BuffersOf buffers_of) {
+  const region& g = *x.g;
+  const core::datatype* t = s.type;
+  const int64_t size = t->size(), lb = t->true_lb();
+  const char* in_base = x.address(s.a) + lb;
+  char* out_base = x.address(s.b) + lb;
+  const int64_t first = piece_begin(s.count, g.n, g.me), count = piece_count(s.count, g.n, g.me);
+  const int64_t per = std::max<int64_t>(1, chunk / size);
+  const int last = g.n - 1;
+  for (int64_t e = 0; e < count; e += per) {
+    const int64_t ce = std::min(per, count - e), off = (first + e) * size, bytes = ce * size;
+    char* out = out_base + off;
+    const char* in = in_base + off;
+    auto read = [&](int r, char* dst) {
+      const region::buffers p = buffers_of(r);
+      if (!region::read_from(p.pid, p.send + uint64_t(off), dst, bytes))
+        x.fail(core::error_set(errc::other, "process_vm_readv of an allreduce peer's send buffer failed"));
+    };
+    if (last == g.me)
+      core::copy_bytes(out, in, size_t(bytes));
+    else
+      read(last, out);
+    for (int r = last - 1; r >= 0; --r) {
+      const char* src = in;
+      if (r != g.me) {
+        read(r, scratch);
+        src = scratch;
+      }
+      if (errc e2 = core::reduce_typed(*x.op, src - lb, out - lb, ce, *t, type_abi_handle(t)); e2 != errc::success)
+        x.fail(e2);
+    }
+    for (int r = 0; r < g.n; ++r) {
+      if (r == g.me) continue;
+      const region::buffers p = buffers_of(r);
+      if (!region::write_to(p.pid, p.recv + uint64_t(off), out, bytes))
+        x.fail(core::error_set(errc::other, "process_vm_writev into an allreduce peer's receive buffer failed"));
+    }
+  }
+}
+
+// Last part of a dynamic single-copy algorithm's work step: this rank has finished with its peers'
+// buffers and wrote into theirs; complete once every rank has (nobody reads or writes this rank's
+// buffers any more).
+inline bool all_done(const region& g, uint64_t q) {
+  const int sl = g.slot_of(q);
+  for (int r = 0; r < g.n; ++r)
+    if (g.done(r, sl).load(std::memory_order_acquire) < q) return false;
+  return true;
+}
+
 }  // namespace baton::coll::shm
