@@ -150,9 +150,9 @@ inline bool shm_allreduce_preferred(const coll_args& a) {
 
 // Blocking and nonblocking allreduce straight between the user buffers (allreduce_single_copy):
 // the communicator's region is set up and every rank may read the others' memory (both agreed at
-// setup), not in place, elements back to back. Persistent ones bind their own single copy above.
+// setup), elements back to back. Persistent ones bind their own single copy above.
 inline bool single_copy_allreduce_usable(const coll_args& a) {
-  return !a.persistent && !a.in_place && shm::region_ready(a.c) && shm::region_of(a.c)->cma &&
+  return !a.persistent && shm::region_ready(a.c) && shm::region_of(a.c)->cma &&
          shm::single_copy_reducible(a.type);
 }
 inline bool single_copy_allreduce_preferred(const coll_args& a) {

@@ -71,7 +71,9 @@ inline bool announce_buffers(const poll_ctx& x, const void* send, const void* re
 // receive buffer (process_vm_writev), `chunk` bytes at a time, so that a chunk just reduced is
 // still in cache when it is written out. x_{n-1} lands in this rank's receive buffer first, then
 // out = x_r op out for r = n-2 .. 0 (rank order: any op). buffers_of(r) gives rank r's pid and
-// the first element's byte address of its send and receive buffers; scratch holds one chunk.
+// the first element's byte address of its send and receive buffers; scratch holds one chunk, two
+// in place (s.a == s.b: the receive buffers hold the inputs; a rank's own input chunk is copied
+// aside before its result overwrites it, and only rank r reads or writes piece r anywhere).
 template <class BuffersOf>
 void reduce_share(const poll_ctx& x, const step& s, char* scratch, int64_t chunk, BuffersOf buffers_of) {
   const region& g = *x.g;
@@ -79,6 +81,12 @@ void reduce_share(const poll_ctx& x, const step& s, char* scratch, int64_t chunk
   const int64_t size = t->size(), lb = t->true_lb();
   const char* in_base = x.address(s.a) + lb;
   char* out_base = x.address(s.b) + lb;
+  const bool in_place = in_base == out_base;
+  char* own = scratch;  // in place: this rank's input chunk, set aside
+  if (in_place) {
+    chunk /= 2;
+    scratch += chunk;
+  }
   const int64_t first = piece_begin(s.count, g.n, g.me), count = piece_count(s.count, g.n, g.me);
   const int64_t per = std::max<int64_t>(1, chunk / size);
   const int last = g.n - 1;
@@ -86,13 +94,18 @@ void reduce_share(const poll_ctx& x, const step& s, char* scratch, int64_t chunk
     const int64_t ce = std::min(per, count - e), off = (first + e) * size, bytes = ce * size;
     char* out = out_base + off;
     const char* in = in_base + off;
+    if (in_place && last != g.me) {
+      core::copy_bytes(own, in, size_t(bytes));
+      in = own;
+    }
     auto read = [&](int r, char* dst) {
       const region::buffers p = buffers_of(r);
       if (!region::read_from(p.pid, p.send + uint64_t(off), dst, bytes))
         x.fail(core::error_set(errc::other, "process_vm_readv of an allreduce peer's send buffer failed"));
     };
-    if (last == g.me)
-      core::copy_bytes(out, in, size_t(bytes));
+    if (last == g.me) {
+      if (out != in) core::copy_bytes(out, in, size_t(bytes));
+    }
     else
       read(last, out);
     for (int r = last - 1; r >= 0; --r) {

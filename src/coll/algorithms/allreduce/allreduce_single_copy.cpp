@@ -6,7 +6,8 @@
 // finishes once every rank is done: nobody reads its send buffer or writes its receive buffer any
 // more. Per rank about 2(n-1)/n of the message crosses processes, each byte once, against a copy
 // in and a copy out (the region) or a pipeline of messages (ring, Rabenseifner). Any op (the
-// share is reduced in rank order); types whose elements lie back to back; not in place.
+// share is reduced in rank order); types whose elements lie back to back; in place too (the
+// receive buffers hold the inputs).
 #include "coll/algorithms/shm_common.hpp"
 
 namespace baton::coll {
@@ -39,7 +40,7 @@ bool reduce_share(const poll_ctx& x, const step& s) {
 
 errc allreduce_single_copy(const coll_args& a, builder& b) {
   b.set_op(a.op);
-  const buf_ref in{slot_send, 0}, out{slot_recv, 0};
+  const buf_ref out{slot_recv, 0}, in = a.in_place ? out : buf_ref{slot_send, 0};
   const uint32_t p = b.poll(announce, 0, in, out, a.count, a.type);
   b.poll(reduce_share, 0, in, out, a.count, a.type, {p});
   return errc::success;
