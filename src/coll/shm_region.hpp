@@ -262,6 +262,9 @@ bool single_copy_enabled();
 // Blocking and nonblocking allreduce on the communicator's region reduce single copy
 // (allreduce_single_copy) from here: 2 ranks, interleaved, see algorithms.hpp.
 constexpr int64_t dynamic_single_copy_min = int64_t{128} << 10;
+// Blocking and nonblocking alltoall read their blocks single copy (alltoall_single_copy) from
+// this many bytes per block.
+constexpr int64_t dynamic_single_copy_a2a_min = int64_t{32} << 10;
 // A type whose elements lie back to back (k-th at true_lb + k * size), so that a range of elements
 // is a range of bytes: single-copy allreduce moves blocks of elements as bytes.
 inline bool single_copy_reducible(const core::datatype* t) { return t->is_contiguous() && t->extent() == t->size(); }

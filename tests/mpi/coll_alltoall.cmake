@@ -11,6 +11,8 @@ add_mpi_test(NAME coll_alltoall_pairwise SOURCES coll_alltoall.c NP 1 2 3 4 5 8 
                  BATON_ALLTOALLW_ALGORITHM=pairwise)
 add_mpi_test(NAME coll_alltoall_shm SOURCES coll_alltoall.c NP 1 2 3 4 5 8 TIMEOUT 120 LABELS coll
              ENV BATON_ALLTOALL_ALGORITHM=shm)
+add_mpi_test(NAME coll_alltoall_single_copy SOURCES coll_alltoall.c NP 1 2 3 4 5 8 TIMEOUT 120 LABELS coll
+             ENV BATON_ALLTOALL_ALGORITHM=single_copy)
 add_mpi_test(NAME coll_reduce_scatter_scan SOURCES coll_reduce_scatter_scan.c NP 1 2 3 4 5 8 TIMEOUT 120 LABELS coll)
 add_mpi_test(NAME coll_reduce_scatter_scan_halving SOURCES coll_reduce_scatter_scan.c NP 1 2 3 4 5 8 TIMEOUT 120
              LABELS coll

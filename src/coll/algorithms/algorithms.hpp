@@ -215,6 +215,15 @@ inline bool a2a_linear_preferred(const coll_args& a) {
   if (a.kind != coll_kind::alltoall && a.c->size > a2a_linear_window + 1) return false;
   return a2a_block_bytes(a) <= (int64_t{32} << 10);
 }
+// Blocking and nonblocking alltoall straight between the user buffers (alltoall_single_copy):
+// as for allreduce, with both types' elements back to back (so a block is a range of bytes).
+inline bool single_copy_alltoall_usable(const coll_args& a) {
+  return !a.persistent && !a.in_place && shm::region_ready(a.c) && shm::region_of(a.c)->cma &&
+         shm::single_copy_reducible(a.type) && shm::single_copy_reducible(a.rtype);
+}
+inline bool single_copy_alltoall_preferred(const coll_args& a) {
+  return a2a_block_bytes(a) >= shm::dynamic_single_copy_a2a_min;
+}
 inline bool commutative_pof2(const coll_args& a) {
   return commutative(a) && (a.c->size & (a.c->size - 1)) == 0;
 }
