@@ -61,6 +61,20 @@ bool wanted(const core::comm* c) {
   return true;
 }
 
+// Collective over c (blocking, message algorithms while the region is not ready): *all becomes
+// the minimum of every rank's `mine` (1 on every rank = all agree).
+errc agree_all(core::comm* c, int32_t mine, int32_t* all) {
+  coll_args ar;
+  ar.kind = coll_kind::allreduce;
+  ar.c = c;
+  ar.sendbuf = &mine;
+  ar.recvbuf = all;
+  ar.count = 1;
+  ar.type = core::predefined_datatype(0x209);  // MPI_INT
+  ar.op = core::predefined_op(core::op_kind::min);
+  return run_blocking(ar);
+}
+
 struct setup_info {
   int32_t ok;
   int32_t pid;
@@ -91,7 +105,6 @@ errc segment_make(core::comm* c, const char* kind, size_t bytes, char** base_out
   }
 
   const core::datatype* byte = core::predefined_datatype(0x247);
-  const core::datatype* int_type = core::predefined_datatype(0x209);
   coll_args bc;
   bc.kind = coll_kind::bcast;
   bc.c = c;
@@ -108,18 +121,8 @@ errc segment_make(core::comm* c, const char* kind, size_t bytes, char** base_out
       ::close(fd);
     }
   }
-  int32_t mine = base != nullptr, all = 0;
-  if (e == errc::success) {
-    coll_args ar;
-    ar.kind = coll_kind::allreduce;
-    ar.c = c;
-    ar.sendbuf = &mine;
-    ar.recvbuf = &all;
-    ar.count = 1;
-    ar.type = int_type;
-    ar.op = core::predefined_op(core::op_kind::min);
-    e = run_blocking(ar);
-  }
+  int32_t all = 0;
+  if (e == errc::success) e = agree_all(c, base != nullptr, &all);
   if (c->rank == 0 && info.ok) ::shm_unlink(name);  // every rank has opened it (or given up)
   if (e != errc::success || !all) {
     if (base) ::munmap(base, bytes);
@@ -181,15 +184,7 @@ static errc agree_cma(core::comm* c, region* g) {
     ok = region::read_from(b.pid, b.send, &byte, 1) && byte == 1;
   }
   int32_t all = 0;
-  coll_args ar;
-  ar.kind = coll_kind::allreduce;
-  ar.c = c;
-  ar.sendbuf = &ok;
-  ar.recvbuf = &all;
-  ar.count = 1;
-  ar.type = core::predefined_datatype(0x209);
-  ar.op = core::predefined_op(core::op_kind::min);
-  if (errc e = run_blocking(ar); e != errc::success) return e;
+  if (errc e = agree_all(c, ok, &all); e != errc::success) return e;
   g->announce(0, nullptr, nullptr);  // every peer has read it: the allreduce is past their reads
   g->cma = all != 0;
   return errc::success;
@@ -287,15 +282,7 @@ errc region_single_copy(core::comm* c, region* g, int root, const void* buf, boo
     ok = region::read_from(pids[size_t(r)], addrs[size_t(r)], &byte, 1);
   }
   int32_t all = 0;
-  coll_args ar;
-  ar.kind = coll_kind::allreduce;
-  ar.c = c;
-  ar.sendbuf = &ok;
-  ar.recvbuf = &all;
-  ar.count = 1;
-  ar.type = core::predefined_datatype(0x209);
-  ar.op = core::predefined_op(core::op_kind::min);
-  if (errc e = run_blocking(ar); e != errc::success) return e;
+  if (errc e = agree_all(c, ok, &all); e != errc::success) return e;
   if (all && root >= 0) {
     g->copy_root = root;
     g->root_pid = pids[size_t(root)];

@@ -126,11 +126,23 @@ void reduce_share(const poll_ctx& x, const step& s, char* scratch, int64_t chunk
   }
 }
 
-// Last part of a dynamic single-copy algorithm's work step: this rank has finished with its peers'
-// buffers and wrote into theirs; complete once every rank has (nobody reads or writes this rank's
-// buffers any more).
-inline bool all_done(const region& g, uint64_t q) {
+// Work step of a dynamic single-copy algorithm: once every rank has announced run q, runs
+// `with_peers` (everything that reads or writes the peers' buffers) once, stores done (also after
+// a failure: the peers must not wait for it forever), then runs `local` (work on this rank's own
+// buffers, overlapping the peers' wait for done); complete once every rank's done shows the run
+// (nobody reads or writes this rank's buffers any more).
+template <class WithPeers, class Local>
+bool single_copy_step(const poll_ctx& x, WithPeers with_peers, Local local) {
+  const region& g = *x.g;
+  const uint64_t q = x.seq;
   const int sl = g.slot_of(q);
+  std::atomic<uint64_t>& mine = g.done(g.me, sl);
+  if (mine.load(std::memory_order_relaxed) < q) {
+    if (!g.all_arrived(q)) return false;
+    with_peers();
+    g.publish(mine, q);
+    local();
+  }
   for (int r = 0; r < g.n; ++r)
     if (g.done(r, sl).load(std::memory_order_acquire) < q) return false;
   return true;

@@ -26,14 +26,13 @@ bool announce(const poll_ctx& x, const step& s) {
 bool reduce_share(const poll_ctx& x, const step& s) {
   const shm::region& g = *x.g;
   const uint64_t q = x.seq;
-  std::atomic<uint64_t>& mine = g.done(g.me, g.slot_of(q));
-  if (mine.load(std::memory_order_relaxed) < q) {
-    if (!g.all_arrived(q)) return false;
-    shm::reduce_share(x, s, g.data(g.me, q, shm::slot_bytes), shm::slot_bytes,
-                      [&g, q](int r) { return g.announced(r, q); });
-    g.publish(mine, q);  // also after a failure: the peers must not wait for it forever
-  }
-  return shm::all_done(g, q);
+  return shm::single_copy_step(
+      x,
+      [&] {
+        shm::reduce_share(x, s, g.data(g.me, q, shm::slot_bytes), shm::slot_bytes,
+                          [&g, q](int r) { return g.announced(r, q); });
+      },
+      [] {});
 }
 
 }  // namespace

@@ -20,22 +20,20 @@ bool announce(const poll_ctx& x, const step& s) {
 bool gather(const poll_ctx& x, const step& s) {
   const shm::region& g = *x.g;
   const uint64_t q = x.seq;
-  std::atomic<uint64_t>& mine = g.done(g.me, g.slot_of(q));
-  if (mine.load(std::memory_order_relaxed) < q) {
-    if (!g.all_arrived(q)) return false;
-    const int64_t block = s.count * s.type->size();
-    char* dst = x.address(s.b);
-    for (int k = 1; k < g.n; ++k) {
-      const int r = (g.me + k) % g.n;
-      const shm::region::buffers p = g.announced(r, q);
-      if (!shm::region::read_from(p.pid, p.send + uint64_t(g.me * block), dst + r * block, block))
-        x.fail(core::error_set(errc::other, "process_vm_readv of an alltoall peer's send buffer failed"));
-    }
-    g.publish(mine, q);  // at once (also after a failure): the peers wait for it
-    // This rank's own block last: the peers' wait for `done` then overlaps with this copy.
-    core::copy_bytes(dst + g.me * block, x.address(s.a) + g.me * block, size_t(block));
-  }
-  return shm::all_done(g, q);
+  const int64_t block = s.count * s.type->size();
+  char* dst = x.address(s.b);
+  return shm::single_copy_step(
+      x,
+      [&] {
+        for (int k = 1; k < g.n; ++k) {
+          const int r = (g.me + k) % g.n;
+          const shm::region::buffers p = g.announced(r, q);
+          if (!shm::region::read_from(p.pid, p.send + uint64_t(g.me * block), dst + r * block, block))
+            x.fail(core::error_set(errc::other, "process_vm_readv of an alltoall peer's send buffer failed"));
+        }
+      },
+      // This rank's own block last: the peers' wait for `done` then overlaps with this copy.
+      [&] { core::copy_bytes(dst + g.me * block, x.address(s.a) + g.me * block, size_t(block)); });
 }
 
 }  // namespace
