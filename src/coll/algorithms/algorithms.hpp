@@ -155,6 +155,10 @@ inline bool single_copy_allreduce_usable(const coll_args& a) {
   return !a.persistent && shm::region_ready(a.c) && shm::region_of(a.c)->cma &&
          shm::single_copy_reducible(a.type);
 }
+// Reduce alike (a.in_place is the root's alone, so it is not looked at: every rank must agree).
+inline bool single_copy_reduce_usable(const coll_args& a) {
+  return !a.persistent && shm::region_ready(a.c) && shm::region_of(a.c)->cma && shm::single_copy_reducible(a.type);
+}
 inline bool single_copy_allreduce_preferred(const coll_args& a) {
   return message_bytes(a) >= shm::dynamic_single_copy_min;
 }

@@ -66,48 +66,52 @@ inline bool announce_buffers(const poll_ctx& x, const void* send, const void* re
   return true;
 }
 
-// Single-copy allreduce's work: reduces this rank's share of the elements (piece `me` of n)
-// straight from every rank's send buffer (process_vm_readv) and writes it into every rank's
-// receive buffer (process_vm_writev), `chunk` bytes at a time, so that a chunk just reduced is
-// still in cache when it is written out. x_{n-1} lands in this rank's receive buffer first, then
-// out = x_r op out for r = n-2 .. 0 (rank order: any op). buffers_of(r) gives rank r's pid and
-// the first element's byte address of its send and receive buffers; scratch holds one chunk, two
-// in place (s.a == s.b: the receive buffers hold the inputs; a rank's own input chunk is copied
-// aside before its result overwrites it, and only rank r reads or writes piece r anywhere).
+// Single-copy reduction's work: reduces this rank's share of the elements (piece `me` of n)
+// straight from every rank's send buffer (process_vm_readv) and writes it into the receive buffer
+// of every rank (root < 0: allreduce) or of the root alone (reduce), `chunk` bytes at a time, so
+// that a chunk just reduced is still in cache when it is written out. x_{n-1} lands in the
+// accumulator first, then acc = x_r op acc for r = n-2 .. 0 (rank order: any op). The accumulator
+// is this rank's receive buffer where the result lands there, else half of scratch. buffers_of(r)
+// gives rank r's pid and the first element's byte address of its send and receive buffers.
+// scratch holds one chunk, or two: in place (s.a == s.b on a rank that keeps the result: its
+// receive buffer holds its input, copied aside chunk by chunk before its result overwrites it;
+// only rank r reads or writes piece r anywhere), or as a reduce's non-root accumulator.
 template <class BuffersOf>
-void reduce_share(const poll_ctx& x, const step& s, char* scratch, int64_t chunk, BuffersOf buffers_of) {
+void reduce_share(const poll_ctx& x, const step& s, char* scratch, int64_t chunk, int root, BuffersOf buffers_of) {
   const region& g = *x.g;
   const core::datatype* t = s.type;
   const int64_t size = t->size(), lb = t->true_lb();
   const char* in_base = x.address(s.a) + lb;
-  char* out_base = x.address(s.b) + lb;
-  const bool in_place = in_base == out_base;
-  char* own = scratch;  // in place: this rank's input chunk, set aside
-  if (in_place) {
+  const bool keeps = root < 0 || root == g.me;  // the result lands in this rank's receive buffer
+  char* out_base = keeps ? x.address(s.b) + lb : nullptr;  // a reduce's non-root may have none
+  const bool in_place = keeps && in_base == out_base;
+  char* aside = scratch;  // in place: this rank's input chunk; a non-root: the accumulator
+  if (in_place || !keeps) {
     chunk /= 2;
     scratch += chunk;
   }
   const int64_t first = piece_begin(s.count, g.n, g.me), count = piece_count(s.count, g.n, g.me);
   const int64_t per = std::max<int64_t>(1, chunk / size);
   const int last = g.n - 1;
+  const char* what = root < 0 ? "allreduce" : "reduce";
   for (int64_t e = 0; e < count; e += per) {
     const int64_t ce = std::min(per, count - e), off = (first + e) * size, bytes = ce * size;
-    char* out = out_base + off;
+    char* out = keeps ? out_base + off : aside;
     const char* in = in_base + off;
     if (in_place && last != g.me) {
-      core::copy_bytes(own, in, size_t(bytes));
-      in = own;
+      core::copy_bytes(aside, in, size_t(bytes));
+      in = aside;
     }
     auto read = [&](int r, char* dst) {
       const region::buffers p = buffers_of(r);
       if (!region::read_from(p.pid, p.send + uint64_t(off), dst, bytes))
-        x.fail(core::error_set(errc::other, "process_vm_readv of an allreduce peer's send buffer failed"));
+        x.fail(core::error_set(errc::other, "process_vm_readv of a %s peer's send buffer failed", what));
     };
     if (last == g.me) {
       if (out != in) core::copy_bytes(out, in, size_t(bytes));
-    }
-    else
+    } else {
       read(last, out);
+    }
     for (int r = last - 1; r >= 0; --r) {
       const char* src = in;
       if (r != g.me) {
@@ -118,10 +122,10 @@ void reduce_share(const poll_ctx& x, const step& s, char* scratch, int64_t chunk
         x.fail(e2);
     }
     for (int r = 0; r < g.n; ++r) {
-      if (r == g.me) continue;
+      if (r == g.me || (root >= 0 && r != root)) continue;
       const region::buffers p = buffers_of(r);
       if (!region::write_to(p.pid, p.recv + uint64_t(off), out, bytes))
-        x.fail(core::error_set(errc::other, "process_vm_writev into an allreduce peer's receive buffer failed"));
+        x.fail(core::error_set(errc::other, "process_vm_writev into a %s peer's receive buffer failed", what));
     }
   }
 }

@@ -18,7 +18,7 @@ bool combine_single_copy(const poll_ctx& x, const step& s) {
     if (!g.all_arrived(x.seq)) return false;
     // Scratch: one chunk of this rank's buffer in the operation's region (sized for the message).
     const int64_t bytes = s.count * s.type->size();
-    shm::reduce_share(x, s, g.data(g.me, x.seq, bytes), std::min(bytes, shm::slot_bytes), [&g](int r) {
+    shm::reduce_share(x, s, g.data(g.me, x.seq, bytes), std::min(bytes, shm::slot_bytes), -1, [&g](int r) {
       return shm::region::buffers{g.peer_pid[size_t(r)], g.peer_addr[size_t(r)], g.peer_recv[size_t(r)]};
     });
     g.publish(mine, x.seq);

@@ -29,7 +29,7 @@ bool reduce_share(const poll_ctx& x, const step& s) {
   return shm::single_copy_step(
       x,
       [&] {
-        shm::reduce_share(x, s, g.data(g.me, q, shm::slot_bytes), shm::slot_bytes,
+        shm::reduce_share(x, s, g.data(g.me, q, shm::slot_bytes), shm::slot_bytes, -1,
                           [&g, q](int r) { return g.announced(r, q); });
       },
       [] {});
