@@ -148,16 +148,14 @@ inline bool shm_allreduce_preferred(const coll_args& a) {
   return shm_allreduce_single_copy(a) || shm_reduce_preferred(a);
 }
 
-// Blocking and nonblocking allreduce straight between the user buffers (allreduce_single_copy):
-// the communicator's region is set up and every rank may read the others' memory (both agreed at
-// setup), elements back to back. Persistent ones bind their own single copy above.
-inline bool single_copy_allreduce_usable(const coll_args& a) {
+// Blocking and nonblocking allreduce and reduce straight between the user buffers
+// (allreduce_single_copy, reduce_single_copy): the communicator's region is set up and every rank
+// may read the others' memory (both agreed at setup), elements back to back; in place or not (a
+// reduce's in_place is the root's alone, so it is not looked at: every rank must agree).
+// Persistent ones bind their own single copy above.
+inline bool single_copy_reduction_usable(const coll_args& a) {
   return !a.persistent && shm::region_ready(a.c) && shm::region_of(a.c)->cma &&
          shm::single_copy_reducible(a.type);
-}
-// Reduce alike (a.in_place is the root's alone, so it is not looked at: every rank must agree).
-inline bool single_copy_reduce_usable(const coll_args& a) {
-  return !a.persistent && shm::region_ready(a.c) && shm::region_of(a.c)->cma && shm::single_copy_reducible(a.type);
 }
 inline bool single_copy_allreduce_preferred(const coll_args& a) {
   return message_bytes(a) >= shm::dynamic_single_copy_min;

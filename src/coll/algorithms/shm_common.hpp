@@ -130,7 +130,8 @@ void reduce_share(const poll_ctx& x, const step& s, char* scratch, int64_t chunk
   }
 }
 
-// Work step of a dynamic single-copy algorithm: once every rank has announced run q, runs
+// Work step of a single-copy algorithm: once every rank has started run q (announced its
+// buffers, or bound them at init for a persistent one), runs
 // `with_peers` (everything that reads or writes the peers' buffers) once, stores done (also after
 // a failure: the peers must not wait for it forever), then runs `local` (work on this rank's own
 // buffers, overlapping the peers' wait for done); complete once every rank's done shows the run
@@ -150,6 +151,26 @@ bool single_copy_step(const poll_ctx& x, WithPeers with_peers, Local local) {
   for (int r = 0; r < g.n; ++r)
     if (g.done(r, sl).load(std::memory_order_acquire) < q) return false;
   return true;
+}
+
+// Single-copy alltoall's work: once every rank has started the run, reads block `me` of every
+// peer's send buffer (buffers_of(r).send: its first block's first byte) into dst + r * stride,
+// starting with the next rank so that the ranks spread over their peers, stores done, then copies
+// this rank's own block from `own` (overlapping the peers' wait for done).
+template <class BuffersOf>
+bool gather_blocks(const poll_ctx& x, char* dst, const char* own, int64_t block, int64_t stride, BuffersOf buffers_of) {
+  const region& g = *x.g;
+  return single_copy_step(
+      x,
+      [&] {
+        for (int k = 1; k < g.n; ++k) {
+          const int r = (g.me + k) % g.n;
+          const region::buffers p = buffers_of(r);
+          if (!region::read_from(p.pid, p.send + uint64_t(g.me * block), dst + r * stride, block))
+            x.fail(core::error_set(errc::other, "process_vm_readv of an alltoall peer's send buffer failed"));
+        }
+      },
+      [&] { core::copy_bytes(dst + g.me * stride, own, size_t(block)); });
 }
 
 }  // namespace baton::coll::shm

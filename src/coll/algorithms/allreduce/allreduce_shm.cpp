@@ -13,19 +13,16 @@ namespace {
 // every rank is done (its share is here and nobody reads this rank's send buffer any more).
 bool combine_single_copy(const poll_ctx& x, const step& s) {
   const shm::region& g = *x.g;
-  std::atomic<uint64_t>& mine = g.done(g.me, 0);
-  if (mine.load(std::memory_order_relaxed) < x.seq) {
-    if (!g.all_arrived(x.seq)) return false;
-    // Scratch: one chunk of this rank's buffer in the operation's region (sized for the message).
-    const int64_t bytes = s.count * s.type->size();
-    shm::reduce_share(x, s, g.data(g.me, x.seq, bytes), std::min(bytes, shm::slot_bytes), -1, [&g](int r) {
-      return shm::region::buffers{g.peer_pid[size_t(r)], g.peer_addr[size_t(r)], g.peer_recv[size_t(r)]};
-    });
-    g.publish(mine, x.seq);
-  }
-  for (int r = 0; r < g.n; ++r)
-    if (g.done(r, 0).load(std::memory_order_acquire) < x.seq) return false;
-  return true;
+  // Scratch: one chunk of this rank's buffer in the operation's region (sized for the message).
+  const int64_t bytes = s.count * s.type->size();
+  return shm::single_copy_step(
+      x,
+      [&] {
+        shm::reduce_share(x, s, g.data(g.me, x.seq, bytes), std::min(bytes, shm::slot_bytes), -1, [&g](int r) {
+          return shm::region::buffers{g.peer_pid[size_t(r)], g.peer_addr[size_t(r)], g.peer_recv[size_t(r)]};
+        });
+      },
+      [] {});
 }
 
 bool publish(const poll_ctx& x, const step& s) {

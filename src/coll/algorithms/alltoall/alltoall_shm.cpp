@@ -14,24 +14,11 @@ namespace {
 // send buffer.
 bool gather_single_copy(const poll_ctx& x, const step& s) {
   const shm::region& g = *x.g;
-  std::atomic<uint64_t>& mine = g.done(g.me, 0);
-  if (mine.load(std::memory_order_relaxed) < x.seq) {
-    if (!g.all_arrived(x.seq)) return false;
-    const int64_t block = s.count * s.type->size(), stride = s.count * s.type->extent();
-    char* dst = x.address(s.b) + s.type->true_lb();
-    for (int r = 0; r < g.n; ++r) {
-      const uint64_t src = g.peer_addr[size_t(r)] + uint64_t(g.me * block);
-      if (r != g.me && !shm::region::read_from(g.peer_pid[size_t(r)], src, dst + r * stride, block))
-        x.fail(core::error_set(errc::other, "process_vm_readv of an alltoall peer's send buffer failed"));
-    }
-    g.publish(mine, x.seq);  // at once: the peers wait for it
-    // This rank's own block last: the peers' wait for `done` then overlaps with this copy.
-    const char* own = reinterpret_cast<const char*>(g.peer_addr[size_t(g.me)] + uint64_t(g.me * block));
-    core::copy_bytes(dst + g.me * stride, own, size_t(block));
-  }
-  for (int r = 0; r < g.n; ++r)
-    if (g.done(r, 0).load(std::memory_order_acquire) < x.seq) return false;
-  return true;
+  const int64_t block = s.count * s.type->size(), stride = s.count * s.type->extent();
+  const char* own = reinterpret_cast<const char*>(g.peer_addr[size_t(g.me)] + uint64_t(g.me * block));
+  return shm::gather_blocks(x, x.address(s.b) + s.type->true_lb(), own, block, stride, [&g](int r) {
+    return shm::region::buffers{g.peer_pid[size_t(r)], g.peer_addr[size_t(r)], 0};
+  });
 }
 
 // s.a: the first send block, s.count elements of s.type per block.

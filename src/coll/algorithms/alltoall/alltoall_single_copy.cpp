@@ -21,19 +21,8 @@ bool gather(const poll_ctx& x, const step& s) {
   const shm::region& g = *x.g;
   const uint64_t q = x.seq;
   const int64_t block = s.count * s.type->size();
-  char* dst = x.address(s.b);
-  return shm::single_copy_step(
-      x,
-      [&] {
-        for (int k = 1; k < g.n; ++k) {
-          const int r = (g.me + k) % g.n;
-          const shm::region::buffers p = g.announced(r, q);
-          if (!shm::region::read_from(p.pid, p.send + uint64_t(g.me * block), dst + r * block, block))
-            x.fail(core::error_set(errc::other, "process_vm_readv of an alltoall peer's send buffer failed"));
-        }
-      },
-      // This rank's own block last: the peers' wait for `done` then overlaps with this copy.
-      [&] { core::copy_bytes(dst + g.me * block, x.address(s.a) + g.me * block, size_t(block)); });
+  return shm::gather_blocks(x, x.address(s.b), x.address(s.a) + g.me * block, block, block,
+                            [&g, q](int r) { return g.announced(r, q); });
 }
 
 }  // namespace
