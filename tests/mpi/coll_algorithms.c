@@ -65,7 +65,7 @@ static int ncounts;
 
 static void make_counts(void) {
   const int64_t base[] = {0, 1, size > 1 ? size - 1 : 2, size, 13, 1000, 20000 /* 80 KiB of int */,
-                          40001 /* 160 KiB of int: single-copy allreduce by default */};
+                          40001 /* 160 KiB of int: single-copy reduce and allreduce by default */};
   ncounts = 0;
   for (unsigned k = 0; k < sizeof base / sizeof base[0]; ++k) counts[ncounts++] = base[k];
 }
