@@ -221,6 +221,23 @@ errc check_all(queue* q, request* const* rs, int n, Check check) {
   return errc::success;
 }
 
+// Checks every wait and claims it (++q_waits) as it goes, so that a request given twice fails the
+// check on its second appearance (its wait is then "already enqueued") without a separate pass
+// over pairs; on any error the claims are taken back and nothing has changed.
+errc claim_waits(queue* q, request* const* rs, int n) {
+  for (int i = 0; i < n; ++i) {
+    if (errc e = check_wait(q, rs[i]); e != errc::success) {
+      for (int j = 0; j < i; ++j) --rs[j]->q_waits;
+      for (int j = 0; j < i; ++j)
+        if (rs[j] == rs[i])
+          return check_failed(core::error_set(errc::request, "the request appears twice in the array"), i, n);
+      return check_failed(e, i, n);
+    }
+    ++rs[i]->q_waits;
+  }
+  return errc::success;
+}
+
 }  // namespace
 
 void queue_list(queue* q) {
@@ -400,7 +417,7 @@ errc enqueue_wait(queue* q, request* const* rs, void* statuses, size_t stride, i
                   bool set_error) {
   core::engine_guard g;
   if (q->async_error != errc::success) return take_error(q);
-  if (errc e = check_all(q, rs, n, [](queue* qq, const request* r) { return check_wait(qq, r); }); e != errc::success) return e;
+  if (errc e = claim_waits(q, rs, n); e != errc::success) return e;
   if (n == 0) return errc::success;
   auto fill = [&](op& o, int i, uint32_t seq) -> op& {
     o.kind = op::wait;
@@ -425,20 +442,15 @@ errc enqueue_wait(queue* q, request* const* rs, void* statuses, size_t stride, i
       // (in order, no operation record); the first that has not, and everything after it, go on
       // the queue.
       for (; i < n && rs[i]->is_complete(); ++i) {
-        ++rs[i]->q_waits;
         finish_wait(q, rs[i], statuses ? static_cast<char*>(statuses) + static_cast<size_t>(i) * stride : nullptr, w,
                     set_error);
       }
       if (i == n) return errc::success;
     }
-    for (; i < n; ++i) {
-      ++rs[i]->q_waits;
-      fill(q->ops.emplace_back(), i, 0);
-    }
+    for (; i < n; ++i) fill(q->ops.emplace_back(), i, 0);
     queue_list(q);
     return errc::success;
   }
-  for (int i = 0; i < n; ++i) ++rs[i]->q_waits;
   uint32_t seq = 0;
   if (q->cu) {
     if (errc e = cuda_record_wait(q, rs, n, &seq); e != errc::success) {

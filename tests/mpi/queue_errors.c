@@ -98,6 +98,9 @@ int main(int argc, char** argv)
     EXPECT(MPI_Enqueue_start(MPI_QUEUE_NULL, &r), MPI_ERR_ARG);
     EXPECT(MPI_Enqueue_startall(q, -1, sr_bad), MPI_ERR_COUNT);
 
+    MPI_Request ss2[2] = {s, s};
+    EXPECT(MPI_Enqueue_startall(q, 2, ss2), MPI_ERR_REQUEST); /* twice: none enqueued (s starts below) */
+
     /* r's start pending on q (its send is not started yet, so it stays pending) */
     CHECK_MPI(MPI_Enqueue_start(q, &r));
     EXPECT(MPI_Enqueue_start(q, &r), MPI_ERR_REQUEST);               /* no wait enqueued yet */
@@ -114,6 +117,9 @@ int main(int argc, char** argv)
     EXPECT(MPI_Request_get_status_all(1, &r, &flag, MPI_STATUSES_IGNORE), MPI_ERR_REQUEST);
     EXPECT(MPI_Testany(1, &r, &flag, &flag, MPI_STATUS_IGNORE), MPI_ERR_REQUEST);
     MPI_Request rr2[2] = {r, r};
+    /* the same request twice in one waitall, its first wait valid: refused, nothing claimed
+       (the single wait below still works) */
+    EXPECT(MPI_Enqueue_waitall(q, 2, rr2, MPI_STATUSES_IGNORE), MPI_ERR_REQUEST);
     CHECK_MPI(MPI_Enqueue_wait(q, &r, MPI_STATUS_IGNORE));
     EXPECT(MPI_Enqueue_wait(q, &r, MPI_STATUS_IGNORE), MPI_ERR_REQUEST); /* second wait */
     EXPECT(MPI_Enqueue_waitall(q, 2, rr2, MPI_STATUSES_IGNORE), MPI_ERR_REQUEST);
