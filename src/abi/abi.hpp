@@ -70,7 +70,15 @@ MPI_Op to_handle(const core::op* o);
 errc check_op_type(const core::op& o, const core::datatype& t, core::elem_kind* kind);
 
 // ---- argument checks (each sets a clear message) ----
-errc check_init(const char* fn);
+// MPI_Init has run and MPI_Finalize has not (inline: every call of the queue and request paths
+// makes this check); check_init_failed sets the message.
+errc check_init_failed(const char* fn);
+inline errc check_init(const char* fn) {
+  const core::runtime& R = core::rt();
+  if (R.initialized.load(std::memory_order_relaxed) && !R.finalized.load(std::memory_order_relaxed)) [[likely]]
+    return errc::success;
+  return check_init_failed(fn);
+}
 errc check_count(int64_t count);
 errc check_type(const core::datatype* t);  // committed, usable for communication
 errc check_buffer(const void* buf, int64_t count, const core::datatype* t);

@@ -99,7 +99,7 @@ MPI_Errhandler to_handle(core::errhandler* e) {
   }
 }
 
-errc check_init(const char* fn) {
+errc check_init_failed(const char* fn) {
   core::runtime& R = core::rt();
   if (!R.initialized.load(std::memory_order_relaxed))
     return core::error_set(errc::other, "%s called before MPI_Init", fn);
