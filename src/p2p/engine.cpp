@@ -800,7 +800,7 @@ request* make_p2p(core::req_kind kind, const void* buf, int64_t count, const dat
 
 engine& eng() { return *g_engine; }
 
-match_ctx& ctx_of(uint32_t ctx) {
+match_ctx& ctx_of_slow(uint32_t ctx) {
   auto& v = eng().ctxs;
   if (ctx >= v.size()) v.resize(std::max<size_t>(ctx + 1, v.size() * 2), nullptr);
   if (!v[ctx]) v[ctx] = new match_ctx;

@@ -99,7 +99,14 @@ struct engine {
 };
 
 engine& eng();
-match_ctx& ctx_of(uint32_t ctx);
+// The matching context with id ctx, made on first use (ctx_of_slow grows the table).
+match_ctx& ctx_of_slow(uint32_t ctx);
+inline match_ctx& ctx_of(uint32_t ctx) {
+  auto& v = eng().ctxs;
+  if (ctx < v.size() && v[ctx]) [[likely]]
+    return *v[ctx];
+  return ctx_of_slow(ctx);
+}
 void finish_send_if_done(request* r);
 void complete_request(request* r);
 // Returns a block of the attached buffer once its buffered send has left it (bsend.cpp).
