@@ -85,7 +85,8 @@ BENCH_NOTES = {
     "per message); ring.queue enqueues every iteration of a batch on a default MPI_Queue and fences once "
     "(Baton only: MPICH and Open MPI have no MPI_Queue); ring.startall uses the same (in Baton matched) "
     "persistent requests. pingpong.*: half round trip with persistent matched requests (Baton only), plain "
-    "persistent requests, and Irecv/Isend.",
+    "persistent requests, and Irecv/Isend. ring.queue.paired / ring.startall.paired: the queue and Startall "
+    "rings with their batches alternating (same machine phase for both; their ratio is the queue's cost).",
     "coll_overlap": "overlap = 100 x (t_pure + t_cpu - t_ovrl) / min(t_pure, t_cpu), clamped to 0..100, "
     "with t_cpu calibrated to about t_pure. `busy`: a compute loop; `idle`: nanosleep (the application "
     "waits without the CPU). t_pure, t_cpu and t_ovrl per launch are in the logs "

@@ -12,6 +12,11 @@
  *     pingpong.matched    half round trip, MPI_Start + MPI_Wait on matched persistent requests
  *     pingpong.persistent half round trip, MPI_Start + MPI_Wait on (unmatched) persistent requests
  *     pingpong.isend      half round trip, MPI_Irecv + MPI_Isend + MPI_Wait
+ *     ring.queue.paired / ring.startall.paired
+ *                     (libraries with MPI_Queue, 8 B and 1 KiB) ring.queue and ring.startall with
+ *                     their batches alternating on one set of matched requests, so that both see
+ *                     the same machine phase: their ratio is the queue's cost over Startall, which
+ *                     separate series measured minutes apart cannot show within a few percent
  *
  * Ring sizes 8 B, 1 KiB, 8 KiB (Example 13.1: 1024 doubles), 64 KiB, 1 MiB; ping-pong 8 B and
  * 1 KiB (sizes above --max-size are skipped). For every series and size: one validated
@@ -239,6 +244,36 @@ int main(int argc, char **argv)
         }
     }
 #if HAVE_QUEUE
+    for (int k = 0; k < 2; ++k) {
+        const size_t size = ring_sizes[k];
+        if (size > opts.max_size) continue;
+        c.size = size;
+        ring_init(&c);
+        c.mode = m_startall;
+        validate(&c);
+        c.mode = m_queue;
+        validate(&c);
+        const long budget_iters = bench_iters(4 * size, budget, min_iters, max_iters);
+        const double pace =
+            bench_warmup(step, &c, bench_iters(1, (size_t)budget_iters / 10, 2, 200), 2 * opts.batch_seconds);
+        const long iters = bench_agree_iters(budget_iters, min_iters, pace, opts.batch_seconds);
+        double paired[2][BENCH_MAX_SAMPLES];
+        for (int s = 0; s < opts.samples; ++s) {
+            for (int m = m_queue; m <= m_startall; ++m) {
+                c.mode = (enum mode)m;
+                bench_sync();
+                const double t0 = MPI_Wtime();
+                for (long i = 0; i < iters; ++i) iteration(&c);
+                batch_end(&c);
+                paired[m][s] = (MPI_Wtime() - t0) * 1e6 / (double)iters;
+            }
+        }
+        if (rank == 0) {
+            bench_result("queue_ring/ring.queue.paired", size, bench_median(paired[m_queue], opts.samples), "us");
+            bench_result("queue_ring/ring.startall.paired", size, bench_median(paired[m_startall], opts.samples), "us");
+        }
+        for (int i = 0; i < 4; ++i) bench_check(MPI_Request_free(&c.reqs[i]), "MPI_Request_free");
+    }
     bench_check(MPI_Queue_free(&c.queue), "MPI_Queue_free");
 #endif
     free(c.sl);
