@@ -150,6 +150,17 @@ static void step(void *p)
     batch_end(c);
 }
 
+/* One timed batch of `iters` iterations (and its batch end), all ranks starting together: µs per
+ * iteration. */
+static double timed_batch(ctx *c, long iters)
+{
+    bench_sync();
+    const double t0 = MPI_Wtime();
+    for (long i = 0; i < iters; ++i) iteration(c);
+    batch_end(c);
+    return (MPI_Wtime() - t0) * 1e6 / (double)iters;
+}
+
 static int is_pingpong(enum mode m) { return m >= m_pp_matched; }
 
 static void validate(ctx *c)
@@ -225,12 +236,7 @@ int main(int argc, char **argv)
                 bench_warmup(step, &c, bench_iters(1, (size_t)budget_iters / 10, 2, 200), 2 * opts.batch_seconds);
             const long iters = bench_agree_iters(budget_iters, min_iters, pace, opts.batch_seconds);
             for (int s = 0; s < opts.samples; ++s) {
-                bench_sync();
-                const double t0 = MPI_Wtime();
-                for (long i = 0; i < iters; ++i) iteration(&c);
-                batch_end(&c);
-                const double t1 = MPI_Wtime();
-                samples[s] = (t1 - t0) * 1e6 / ((pp ? 2.0 : 1.0) * (double)iters);
+                samples[s] = timed_batch(&c, iters) / (pp ? 2.0 : 1.0);
             }
             if (rank == 0) {
                 char name[64];
@@ -261,11 +267,7 @@ int main(int argc, char **argv)
         for (int s = 0; s < opts.samples; ++s) {
             for (int m = m_queue; m <= m_startall; ++m) {
                 c.mode = (enum mode)m;
-                bench_sync();
-                const double t0 = MPI_Wtime();
-                for (long i = 0; i < iters; ++i) iteration(&c);
-                batch_end(&c);
-                paired[m][s] = (MPI_Wtime() - t0) * 1e6 / (double)iters;
+                paired[m][s] = timed_batch(&c, iters);
             }
         }
         if (rank == 0) {
