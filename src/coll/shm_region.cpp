@@ -144,8 +144,6 @@ region* region_new(core::comm* c, char* base, size_t bytes, int nslots, int64_t 
   assert(nslots >= 2 && (nslots & (nslots - 1)) == 0 && (nlarge & (nlarge - 1)) == 0);
   g->nslots = nslots;
   g->nlarge = nlarge;
-  g->slot_mask = uint64_t(nslots) - 1;
-  g->large_mask = nlarge ? uint64_t(nlarge) - 1 : 0;
   g->small = small;
   g->small_off = small_off;
   g->large_off = large_off;

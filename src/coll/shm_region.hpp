@@ -64,7 +64,6 @@ struct region {
   // message, no large buffers.
   int nslots = slots;       // a power of two (slot_of masks)
   int nlarge = large_slots;  // a power of two, or 0 (no large buffers)
-  uint64_t slot_mask = uint64_t(slots) - 1, large_mask = uint64_t(large_slots) - 1;
   int64_t small = small_bytes;  // small buffer bytes (per rank and flag slot)
   size_t small_off = 0, large_off = 0;
   // Persistent regions only. Runs of one operation finish in start order on each rank, so one
@@ -114,12 +113,12 @@ struct region {
   // instead of two for an 8-byte collective. Reuse follows the flag slot's, like the small buffers.
   char* data(int r, uint64_t q, int64_t bytes) const {
     if (bytes <= inline_data) return reinterpret_cast<char*>(&arrived(r, slot_of(q))) + 16;
-    if (bytes <= small) return base + small_off + (size_t(r) * size_t(nslots) + (q & slot_mask)) * size_t(small);
-    return base + large_off + (size_t(r) * size_t(nlarge) + (q & large_mask)) * size_t(slot_bytes);
+    if (bytes <= small) return base + small_off + (size_t(r) * size_t(nslots) + (q & uint64_t(nslots - 1))) * size_t(small);
+    return base + large_off + (size_t(r) * size_t(nlarge) + (q & uint64_t(nlarge - 1))) * size_t(slot_bytes);
   }
 
   // A 64-bit division here was a fifth of an 8-byte bcast root's time: the counts are powers of two.
-  int slot_of(uint64_t q) const { return int(q & slot_mask); }
+  int slot_of(uint64_t q) const { return int(q & uint64_t(nslots - 1)); }
   // Every rank has finished the runs whose flags or buffer run q reuses.
   bool slot_free(uint64_t q, int64_t bytes) const {
     const uint64_t ns = uint64_t(nslots);
@@ -194,7 +193,7 @@ struct region {
   void mark_done(uint64_t q) const {
     if (!in_order)
       publish(done(me, slot_of(q)), q);
-    else if ((q & (slot_mask >> 1)) == 0)
+    else if ((q & uint64_t(nslots / 2 - 1)) == 0)
       publish(done(me, 0), q);
   }
   // This rank has finished run q of an algorithm in which every rank publishes at every run: the
