@@ -8,7 +8,9 @@
  *   MPI_Enqueue_waitall                      kernels after it must see the received data
  *   check<<<>>>(recv, base(left, k), bad+k)  counts wrong values of round k
  *   fill<<<>>>(recv, -1)                     poison: round k+1 must overwrite it
- * Queue 0 moves 256 ints (eager), queue 1 256 Ki ints (1 MiB, credit-gated single copy).
+ * Queue 0 moves 256 ints (eager), queue 1 256 Ki ints (1 MiB, credit-gated single copy), queue 2
+ * 1001 ints starting one int past the start of the cudaMalloc'd block (a staged buffer that is
+ * not 16-byte aligned and not a multiple of 16 bytes long).
  * Then the refusals: MPI_Start of a device-memory request, enqueueing it on a default queue, and
  * matching a device buffer with a non-contiguous datatype (MPI_ERR_BUFFER, nothing changed). */
 #include <cuda_runtime_api.h>
@@ -19,8 +21,9 @@
 
 #include "cuda_test.h"
 
-enum { NITER = 30, NQ = 2 };
-static const int sizes[NQ] = {256, 256 * 1024};
+enum { NITER = 30, NQ = 3 };
+static const int sizes[NQ] = {256, 256 * 1024, 1001};
+static const int offsets[NQ] = {0, 0, 1}; /* in ints from the start of the cudaMalloc'd block */
 
 static const char* kernels =
     "extern \"C\" __global__ void fill(int* b, int n, int base) {\n"
@@ -91,13 +94,15 @@ int main(int argc, char** argv)
     cudaStream_t st[NQ];
     MPI_Queue q[NQ];
     MPI_Request reqs[NQ][2];
-    int *dsend[NQ], *drecv[NQ], *dbad;
+    int *dsend[NQ], *drecv[NQ], *dsend_block[NQ], *drecv_block[NQ], *dbad;
     CHECK(cudaMalloc((void**)&dbad, sizeof(int) * NQ * NITER) == cudaSuccess, "cudaMalloc");
     CHECK(cudaMemset(dbad, 0, sizeof(int) * NQ * NITER) == cudaSuccess, "cudaMemset");
     for (int j = 0; j < NQ; j++) {
         CHECK(cudaStreamCreateWithFlags(&st[j], cudaStreamNonBlocking) == cudaSuccess, "stream");
-        CHECK(cudaMalloc((void**)&dsend[j], sizeof(int) * sizes[j]) == cudaSuccess, "cudaMalloc");
-        CHECK(cudaMalloc((void**)&drecv[j], sizeof(int) * sizes[j]) == cudaSuccess, "cudaMalloc");
+        CHECK(cudaMalloc((void**)&dsend_block[j], sizeof(int) * (sizes[j] + offsets[j])) == cudaSuccess, "cudaMalloc");
+        CHECK(cudaMalloc((void**)&drecv_block[j], sizeof(int) * (sizes[j] + offsets[j])) == cudaSuccess, "cudaMalloc");
+        dsend[j] = dsend_block[j] + offsets[j];
+        drecv[j] = drecv_block[j] + offsets[j];
         CHECK_MPI(MPI_Queue_init(&q[j], MPIX_QUEUE_TYPE_CUDA, st[j]));
         CHECK_MPI(MPI_Recv_init(drecv[j], sizes[j], MPI_INT, left, j, MPI_COMM_WORLD, &reqs[j][0]));
         CHECK_MPI(MPI_Send_init(dsend[j], sizes[j], MPI_INT, right, j, MPI_COMM_WORLD, &reqs[j][1]));
@@ -158,8 +163,8 @@ int main(int argc, char** argv)
         CHECK_MPI(MPI_Request_free(&reqs[j][0]));
         CHECK_MPI(MPI_Request_free(&reqs[j][1]));
         CHECK_MPI(MPI_Queue_free(&q[j]));
-        cudaFree(dsend[j]);
-        cudaFree(drecv[j]);
+        cudaFree(dsend_block[j]);
+        cudaFree(drecv_block[j]);
         cudaStreamDestroy(st[j]);
     }
     cudaFree(dbad);
