@@ -9,6 +9,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/resource.h>
@@ -173,6 +174,15 @@ bool job::job_spawn_all() {
 
   const pid_t parent = ::getpid();
   std::vector<int> exec_fds(ranks_.size(), -1);
+  // --bind-to core: the CPUs this mpiexec may use, in order; rank r gets cpus[r % size].
+  std::vector<int> cpus;
+  if (opts_.bind_core) {
+    cpu_set_t mine;
+    CPU_ZERO(&mine);
+    if (::sched_getaffinity(0, sizeof mine, &mine) == 0)
+      for (int c = 0; c < CPU_SETSIZE; ++c)
+        if (CPU_ISSET(c, &mine)) cpus.push_back(c);
+  }
   for (int r = 0; r < opts_.np; ++r) {
     rank_proc& rp = ranks_[r];
     std::vector<std::string> env = base;
@@ -216,6 +226,12 @@ bool job::job_spawn_all() {
       sigemptyset(&none);
       ::sigprocmask(SIG_SETMASK, &none, nullptr);
       ::signal(SIGPIPE, SIG_DFL);
+      if (!cpus.empty()) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpus[static_cast<size_t>(r) % cpus.size()], &one);
+        (void)::sched_setaffinity(0, sizeof one, &one);
+      }
       ::execvpe(argv[0], argv.data(), envp.data());
       int e = errno;
       ssize_t ignored = ::write(execp[1], &e, sizeof e);

@@ -57,6 +57,9 @@ const char* options_usage() {
          "  --tag-output, -l       prefix every forwarded output line with \"[rank] \"\n"
          "  --timeout SECONDS      end the job after SECONDS (also env MPIEXEC_TIMEOUT;\n"
          "                         0 = no limit); exits with code 124\n"
+         "  --bind-to core|none    core: rank r may run only on the r-th CPU this mpiexec\n"
+         "                         may use (round robin when ranks outnumber them);\n"
+         "                         none (default): wherever the kernel puts it\n"
          "  --pmi-trace            print every PMI request and reply on stderr\n"
          "  -genv VAR VALUE        set VAR=VALUE in the ranks' environment (also -env)\n"
          "  -x VAR[=VALUE]         set VAR=VALUE, or pass VAR from this environment\n"
@@ -99,6 +102,17 @@ parse_outcome options_parse(int argc, char** argv, const char* env_timeout,
       }
     } else if (is_option(arg, {"--tag-output", "-tag-output", "-l"}, &value) && value == nullptr) {
       out.tag_output = true;
+    } else if (is_option(arg, {"--bind-to", "-bind-to"}, &value)) {
+      const char* v = next(arg);
+      if (v == nullptr) return parse_outcome::error;
+      if (std::strcmp(v, "core") == 0) {
+        out.bind_core = true;
+      } else if (std::strcmp(v, "none") == 0) {
+        out.bind_core = false;
+      } else {
+        error = std::string("bad --bind-to '") + v + "' (core or none)";
+        return parse_outcome::error;
+      }
     } else if (is_option(arg, {"--pmi-trace"}, &value) && value == nullptr) {
       out.pmi_trace = true;
     } else if (is_option(arg, {"--timeout", "-timeout"}, &value)) {

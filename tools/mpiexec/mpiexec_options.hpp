@@ -12,6 +12,7 @@ struct launch_options {
   int np = 1;                 ///< number of ranks (-n / -np)
   bool tag_output = false;    ///< prefix forwarded lines with "[rank] " (--tag-output, -l)
   bool pmi_trace = false;     ///< print every PMI request and reply on stderr (--pmi-trace)
+  bool bind_core = false;     ///< --bind-to core: rank r runs on the r-th allowed CPU (round robin)
   double timeout_s = 0;       ///< end the job after this long; 0 means never
   std::string timeout_text;   ///< the timeout as the user wrote it, for the message
   std::vector<std::pair<std::string, std::string>> env;  ///< -genv / -x, in order
