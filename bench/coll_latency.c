@@ -21,6 +21,12 @@
  * Batches start after bench_sync (point-to-point), so no collective under test
  * doubles as the barrier; the per-batch maximum is gathered with MPI_Reduce
  * outside the timed region.
+ *
+ * Paired series (8 B): allreduce / iallreduce, bcast / ibcast, alltoall /
+ * ialltoall with their batches alternating, so both forms see the same machine
+ * phase (separate launches differ by more than the nonblocking form's cost):
+ *
+ *     RESULT coll_latency/<op>.paired 8 <microseconds> us
  */
 #include "bench_common.h"
 
@@ -218,6 +224,41 @@ int main(int argc, char** argv) {
         char tag[64];
         snprintf(tag, sizeof tag, "%s/%s", bench_name, op_names[op]);
         bench_result(tag, size, bench_median(samples, opts.samples), "us");
+      }
+    }
+  }
+
+  /* Paired series: the blocking and nonblocking form of each 8-byte collective, batches
+   * alternating. */
+  static const enum op_kind pairs[][2] = {
+      {op_allreduce, op_iallreduce}, {op_bcast, op_ibcast}, {op_alltoall, op_ialltoall}};
+  for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; ++k) {
+    step_ctx ctx[2];
+    double paired[2][BENCH_MAX_SAMPLES];
+    for (int f = 0; f < 2; ++f) {
+      ctx[f] = (step_ctx){.op = pairs[k][f], .size = 8, .nranks = nranks, .sbuf = sbuf, .rbuf = rbuf};
+      validate(rank, &ctx[f]);
+    }
+    const double pace = bench_warmup(step, &ctx[1], 100, 2 * batch_seconds);
+    const long iters = bench_agree_iters(max_iters, min_iters, pace, batch_seconds);
+    for (int s = 0; s < opts.samples; ++s) {
+      for (int f = 0; f < 2; ++f) {
+        bench_sync();
+        const double t0 = MPI_Wtime();
+        for (long i = 0; i < iters; ++i) {
+          call(&ctx[f]);
+        }
+        double mean = (MPI_Wtime() - t0) * 1e6 / (double)iters;
+        double worst = 0.0;
+        bench_check(MPI_Reduce(&mean, &worst, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD), "MPI_Reduce");
+        paired[f][s] = worst;
+      }
+    }
+    if (rank == 0) {
+      for (int f = 0; f < 2; ++f) {
+        char tag[64];
+        snprintf(tag, sizeof tag, "%s/%s.paired", bench_name, op_names[pairs[k][f]]);
+        bench_result(tag, 8, bench_median(paired[f], opts.samples), "us");
       }
     }
   }

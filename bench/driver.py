@@ -77,7 +77,9 @@ BENCH_NOTES = {
     "comm_create": "dup, idup (+ wait), 8 idups outstanding (per communicator) and a two-color split, each "
     "followed by MPI_Comm_free; listed at 0 B.",
     "coll_latency": "Per-rank message size (alltoall: the block sent to each peer); ibarrier is listed at 0 B. "
-    "Each batch's value is the slowest rank's mean time per call.",
+    "Each batch's value is the slowest rank's mean time per call. <op>.paired (8 B): the blocking and "
+    "nonblocking forms with their batches alternating (same machine phase; their ratio is the nonblocking "
+    "form's cost).",
     "coll_persistent": "Rows <op>.blocking / .nonblocking (I<op> + Wait) / .persistent (<Op>_init once, untimed; then "
     "Start + Wait). Open MPI 4.1 runs its MPIX_<Op>_init (mpi-ext.h pcollreq extension); a library without "
     "persistent collectives has no .persistent rows.",
