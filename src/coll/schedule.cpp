@@ -501,6 +501,29 @@ uint32_t run_ahead(const plan* p, const poll_ctx& ctx, uint32_t k = 0) {
 }
 }  // namespace
 
+namespace {
+// A nonblocking start of such a chain whose next step waits for a peer polls that step a few more
+// times before it sets up a run and a request: in a loop of small collectives the peer is often a
+// few hundred cycles behind, and finishing within the call skips the run, the request and most of
+// the completion call (8-byte Iallreduce at 2 ranks, alternating in one process: 0.297 -> 0.256
+// us, 1.23x -> 1.06x the blocking call; Ialltoall 0.290 -> 0.245). At most brief_polls polls, a
+// few hundred nanoseconds; none when this host's ranks outnumber its cores (waiting skips its
+// spinning phase then: the peer may not be running).
+constexpr int brief_polls = 8;
+
+uint32_t run_ahead_briefly(const plan* p, const poll_ctx& ctx) {
+  uint32_t k = run_ahead(p, ctx);
+  const uint32_t n = static_cast<uint32_t>(p->steps.size());
+  if (k == n || core::progress_backoff().spin_ns == 0) return k;
+  for (int i = 0; i < brief_polls && k < n; ++i) {
+    __builtin_ia32_pause();
+    const step& s = p->steps[k];
+    if (s.fn(ctx, s)) k = run_ahead(p, ctx, k + 1);
+  }
+  return k;
+}
+}  // namespace
+
 errc run_inline(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf, core::engine_guard& g) {
   if (!p->runs_inline) return core::error_set(errc::intern, "a plan with messages cannot run inline");
   void* base[max_slots] = {const_cast<void*>(sendbuf), recvbuf};
@@ -638,7 +661,7 @@ errc run_start(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf,
     errc error = errc::success;
     const uint64_t seq = p->uses_shm ? ++c->coll_shm_seq : 0;
     const poll_ctx ctx{c, shm::region_of(c), seq, base, p->op, &error};
-    const uint32_t k = run_ahead(p, ctx);
+    const uint32_t k = run_ahead_briefly(p, ctx);
     if (k == p->steps.size()) {
       if (error == errc::success) {
         *out = done_request();
@@ -703,7 +726,7 @@ void run_restart(run* r) {
     if (p->uses_shm) r->shm_seq = r->own ? ++r->starts : ++r->c->coll_shm_seq;
     errc error = errc::success;
     const poll_ctx ctx{r->c, r->g, r->shm_seq, r->base, p->op, &error};
-    const uint32_t k = run_ahead(p, ctx);
+    const uint32_t k = run_ahead_briefly(p, ctx);
     if (k == p->steps.size()) {
       u->status.error = error;
       u->mark_complete();
