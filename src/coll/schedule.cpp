@@ -502,24 +502,19 @@ uint32_t run_ahead(const plan* p, const poll_ctx& ctx, uint32_t k = 0) {
 }  // namespace
 
 namespace {
-// A nonblocking start of such a chain whose next step waits for a peer polls that step a few more
-// times before it sets up a run and a request: in a loop of small collectives the peer is often a
-// few hundred cycles behind, and finishing within the call skips the run, the request and most of
-// the completion call (8-byte Iallreduce at 2 ranks, alternating in one process: 0.297 -> 0.256
-// us, 1.23x -> 1.06x the blocking call; Ialltoall 0.290 -> 0.245). At most brief_polls polls, a
-// few hundred nanoseconds; none when this host's ranks outnumber its cores (waiting skips its
-// spinning phase then: the peer may not be running).
-constexpr int brief_polls = 8;
-
+// A nonblocking or persistent start of such a chain whose next step waits for a peer tries that
+// step a few more times (core::poll_briefly) before it sets up a run and a request (8-byte
+// Iallreduce at 2 ranks, alternating in one process: 0.297 -> 0.256 us, 1.23x -> 1.06x the
+// blocking call; Ialltoall 0.290 -> 0.245).
 uint32_t run_ahead_briefly(const plan* p, const poll_ctx& ctx) {
   uint32_t k = run_ahead(p, ctx);
   const uint32_t n = static_cast<uint32_t>(p->steps.size());
-  if (k == n || core::progress_backoff().spin_ns == 0) return k;
-  for (int i = 0; i < brief_polls && k < n; ++i) {
-    __builtin_ia32_pause();
+  if (k == n) return k;
+  core::poll_briefly([&] {
     const step& s = p->steps[k];
     if (s.fn(ctx, s)) k = run_ahead(p, ctx, k + 1);
-  }
+    return k == n;
+  });
   return k;
 }
 }  // namespace

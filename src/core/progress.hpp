@@ -102,6 +102,22 @@ backoff_policy& progress_backoff();
 // process may use, waiting skips the spinning phase (unless BATON_SPIN_US says otherwise).
 void progress_set_local_ranks(int nlocal);
 
+// A call that may not wait (a nonblocking start, an enqueue) but whose next move depends on a
+// peer that is usually a few hundred cycles behind in a loop of small operations: tries `done`
+// up to brief_polls times, a pause between tries, and says whether it held. Finishing within the
+// call costs less than setting up what finishes later (a run and a request, queue records).
+// Skipped when this host's ranks outnumber its cores (the peer may not be running).
+constexpr int brief_polls = 8;
+template <class Done>
+bool poll_briefly(Done done) {
+  if (progress_backoff().spin_ns == 0) return false;
+  for (int i = 0; i < brief_polls; ++i) {
+    __builtin_ia32_pause();
+    if (done()) return true;
+  }
+  return false;
+}
+
 inline uint64_t progress_now_ns() {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -361,11 +361,19 @@ errc enqueue_start(queue* q, request* const* rs, int n) {
   if (n == 0) return errc::success;
   if (q->type == queue_type::standard) {
     // A head wait whose request completed since the last call leaves now, so that a queue whose
-    // earlier operations are all done takes the fast path below. If one has not, one poll of the
-    // engine first: in a loop like Example 13.1's the message it waits for has usually arrived by
-    // the next iteration's starts, and executing them now costs less than queueing them.
+    // earlier operations are all done takes the fast path below. If one has not, the engine
+    // polls, once and then briefly (core::poll_briefly): in a loop like Example 13.1's the message
+    // it waits for has usually arrived by the next iteration's starts or does within a few
+    // hundred cycles, and executing them now costs less than queueing them (a loop that runs
+    // ahead of its messages would otherwise notice each arrival only at its next enqueue call).
     if (!q->ops.empty()) advance(q);
-    if (!q->ops.empty()) core::progress_poll();  // runs queue_poll, which advances q
+    if (!q->ops.empty()) {
+      core::progress_poll();  // runs queue_poll, which advances q
+      if (!q->ops.empty()) core::poll_briefly([q] {
+          core::progress_poll();
+          return q->ops.empty();
+        });
+    }
     if (q->ops.empty()) {
       // Nothing earlier is pending: an enqueued start is MPI_Start (no operation record).
       for (int i = 0; i < n; ++i) {
