@@ -158,6 +158,20 @@ static void validate(int rank, const step_ctx* c) {
   }
 }
 
+/* One timed batch of `iters` calls, all ranks starting together (bench_sync): the slowest rank's
+ * mean time per call in µs (on rank 0; MPI_Reduce outside the timed region). */
+static double timed_batch(const step_ctx* c, long iters) {
+  bench_sync();
+  const double t0 = MPI_Wtime();
+  for (long i = 0; i < iters; ++i) {
+    call(c);
+  }
+  double mean = (MPI_Wtime() - t0) * 1e6 / (double)iters;
+  double worst = 0.0;
+  bench_check(MPI_Reduce(&mean, &worst, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD), "MPI_Reduce");
+  return worst;
+}
+
 int main(int argc, char** argv) {
   bench_check(MPI_Init(&argc, &argv), "MPI_Init");
   int rank = 0;
@@ -210,15 +224,7 @@ int main(int argc, char** argv) {
           bench_warmup(step, &ctx, bench_iters(1, (size_t)budget_iters / 10, 2, 100), 2 * batch_seconds);
       const long iters = bench_agree_iters(budget_iters, min_iters, pace, batch_seconds);
       for (int s = 0; s < opts.samples; ++s) {
-        bench_sync();
-        const double t0 = MPI_Wtime();
-        for (long i = 0; i < iters; ++i) {
-          call(&ctx);
-        }
-        double mean = (MPI_Wtime() - t0) * 1e6 / (double)iters;
-        double worst = 0.0;
-        bench_check(MPI_Reduce(&mean, &worst, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD), "MPI_Reduce");
-        samples[s] = worst;
+        samples[s] = timed_batch(&ctx, iters);
       }
       if (rank == 0) {
         char tag[64];
@@ -243,15 +249,7 @@ int main(int argc, char** argv) {
     const long iters = bench_agree_iters(max_iters, min_iters, pace, batch_seconds);
     for (int s = 0; s < opts.samples; ++s) {
       for (int f = 0; f < 2; ++f) {
-        bench_sync();
-        const double t0 = MPI_Wtime();
-        for (long i = 0; i < iters; ++i) {
-          call(&ctx[f]);
-        }
-        double mean = (MPI_Wtime() - t0) * 1e6 / (double)iters;
-        double worst = 0.0;
-        bench_check(MPI_Reduce(&mean, &worst, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD), "MPI_Reduce");
-        paired[f][s] = worst;
+        paired[f][s] = timed_batch(&ctx[f], iters);
       }
     }
     if (rank == 0) {
