@@ -113,7 +113,7 @@ struct region {
   // instead of two for an 8-byte collective. Reuse follows the flag slot's, like the small buffers.
   char* data(int r, uint64_t q, int64_t bytes) const {
     if (bytes <= inline_data) return reinterpret_cast<char*>(&arrived(r, slot_of(q))) + 16;
-    if (bytes <= small) return base + small_off + (size_t(r) * size_t(nslots) + (q & uint64_t(nslots - 1))) * size_t(small);
+    if (bytes <= small) return base + small_off + (size_t(r) * size_t(nslots) + size_t(slot_of(q))) * size_t(small);
     return base + large_off + (size_t(r) * size_t(nlarge) + (q & uint64_t(nlarge - 1))) * size_t(slot_bytes);
   }
 
