@@ -94,8 +94,39 @@ struct match_ctx {
     T* tail = nullptr;
     uint32_t pinned = 0;  // prepared receives (persistent collectives) keep the bucket alive
   };
-  std::unordered_map<uint64_t, bucket<request>> posted_by_key;
-  std::unordered_map<uint64_t, bucket<unexpected>> uq_by_key;
+  // The buckets by key, with the last bucket used remembered: a stream of messages on one
+  // (source, tag) posts, matches and unposts in the same bucket, so it costs one compare instead
+  // of a hash lookup each time. Buckets are nodes, so the pointer stays valid until its own
+  // erase.
+  template <class T>
+  struct bucket_map {
+    std::unordered_map<uint64_t, bucket<T>> m;
+    uint64_t last_key = 0;
+    bucket<T>* last = nullptr;
+    bucket<T>& operator[](uint64_t k) {
+      if (last && last_key == k) return *last;
+      last = &m[k];
+      last_key = k;
+      return *last;
+    }
+    bucket<T>* find(uint64_t k) {
+      if (last && last_key == k) return last;
+      auto it = m.find(k);
+      if (it == m.end()) return nullptr;
+      last = &it->second;
+      last_key = k;
+      return last;
+    }
+    // Drops an empty, unpinned bucket once unique keys (collective tags) pile up; empty buckets
+    // are otherwise kept for reuse (a ping-pong on one tag allocates nothing).
+    void release(uint64_t k, bucket<T>& b) {
+      if (b.head || b.pinned || m.size() <= 256) return;
+      if (last == &b) last = nullptr;
+      m.erase(k);
+    }
+  };
+  bucket_map<request> posted_by_key;
+  bucket_map<unexpected> uq_by_key;
 
   static uint64_t key(int src, int tag) { return (uint64_t(uint32_t(src)) << 32) | uint32_t(tag); }
   static bool wild(const request* r) { return r->peer == -1 || r->tag == -2; }
@@ -107,16 +138,13 @@ struct match_ctx {
     if (b.tail) b.tail->bnext = x; else b.head = x;
     b.tail = x;
   }
-  template <class T, class Map>
-  static void bucket_remove(Map& m, uint64_t k, T* x) {
-    auto it = m.find(k);
-    bucket<T>& b = it->second;
+  template <class T>
+  static void bucket_remove(bucket_map<T>& m, uint64_t k, T* x) {
+    bucket<T>& b = *m.find(k);
     if (x->bprev) x->bprev->bnext = x->bnext; else b.head = x->bnext;
     if (x->bnext) x->bnext->bprev = x->bprev; else b.tail = x->bprev;
     x->bnext = x->bprev = nullptr;
-    // Keep empty buckets for reuse (a ping-pong on one tag allocates nothing), unless unique keys
-    // (collective tags) pile up.
-    if (!b.head && !b.pinned && m.size() > 256) m.erase(it);
+    m.release(k, b);
   }
 
   void post(request* r) {
@@ -144,11 +172,13 @@ struct match_ctx {
     else if (posted_indexed) bucket_remove(posted_by_key, key(r->peer, r->tag), r);
     if (posted_n == 0) posted_indexed = false;  // every bucket is empty now
   }
-  request* find_posted(int src, int tag) const {
+  request* find_posted(int src, int tag) {
     if (!posted_head) return nullptr;
+    // The earliest posted receive matches first (in-order streams: the usual case).
+    if (matches(posted_head->peer, posted_head->tag, src, tag)) return posted_head;
     if (posted_indexed && posted_wild == 0) {
-      auto it = posted_by_key.find(key(src, tag));
-      return it == posted_by_key.end() ? nullptr : it->second.head;
+      bucket<request>* b = posted_by_key.find(key(src, tag));
+      return b ? b->head : nullptr;
     }
     for (request* r = posted_head; r; r = r->next)
       if (matches(r->peer, r->tag, src, tag)) return r;
@@ -186,11 +216,13 @@ struct match_ctx {
     --posted_by_key[key(src, tag)].pinned;
     --uq_by_key[key(src, tag)].pinned;
   }
-  unexpected* find_uq(int src, int tag) const {
+  unexpected* find_uq(int src, int tag) {
     if (!uq_head) return nullptr;
+    // The earliest unexpected message matches first (in-order streams: the usual case).
+    if (matches(src, tag, uq_head->src, uq_head->tag)) return uq_head;
     if (uq_indexed && src != -1 && tag != -2) {
-      auto it = uq_by_key.find(key(src, tag));
-      return it == uq_by_key.end() ? nullptr : it->second.head;
+      bucket<unexpected>* b = uq_by_key.find(key(src, tag));
+      return b ? b->head : nullptr;
     }
     for (unexpected* u = uq_head; u; u = u->next)
       if (matches(src, tag, u->src, u->tag)) return u;

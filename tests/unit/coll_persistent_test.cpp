@@ -74,12 +74,12 @@ TEST(MatchBuckets, PinnedBucketsSurviveAFullMap) {
   core::request mine;
   mine.peer = 3;
   mine.tag = -8192;
-  const size_t before = m.posted_by_key.size();
+  const size_t before = m.posted_by_key.m.size();
   m.post(&mine);
   EXPECT_EQ(m.find_posted(3, -8192), &mine);
   m.unpost(&mine);
-  EXPECT_EQ(m.posted_by_key.size(), before);  // not erased although the map holds > 256 keys
-  EXPECT_EQ(m.posted_by_key.count(p2p::match_ctx::key(3, -8192)), 1u);
+  EXPECT_EQ(m.posted_by_key.m.size(), before);  // not erased although the map holds > 256 keys
+  EXPECT_EQ(m.posted_by_key.m.count(p2p::match_ctx::key(3, -8192)), 1u);
   m.unpin(3, -8192);
   EXPECT_EQ(m.posted_by_key[p2p::match_ctx::key(3, -8192)].pinned, 0u);
 }

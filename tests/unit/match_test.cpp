@@ -296,6 +296,61 @@ TEST(MatchIndex, UnexpectedIndexBuiltInArrivalOrder) {
   expect_uq(m, {});
 }
 
+// The bucket maps remember the last bucket used; a bucket erased once unique keys pile up (> 256)
+// must not be handed out again from that memory: re-posting its key makes a new bucket in the map.
+TEST(MatchIndex, ErasedBucketIsNotReusedFromTheCache) {
+  const size_t n = match_ctx::index_min + 1;
+  const int rounds = 300;
+  auto r = make_recvs(n + rounds + 1);
+  match_ctx m;
+  for (size_t i = 0; i < n; ++i) m.post(recv_at(&r[i], 1, 1000 + static_cast<int>(i)));  // head never matches (2, *)
+  ASSERT_TRUE(m.posted_indexed);
+  for (int k = 0; k < rounds; ++k) {
+    request* x = recv_at(&r[n + k], 2, 5000 + k);
+    m.post(x);
+    ASSERT_EQ(m.find_posted(2, 5000 + k), x) << k;
+    m.unpost(x);
+    ASSERT_EQ(m.find_posted(2, 5000 + k), nullptr) << k;
+  }
+  const uint64_t last = match_ctx::key(2, 5000 + rounds - 1);
+  EXPECT_EQ(m.posted_by_key.m.count(last), 0u);  // erased: the map held more than 256 keys
+  request* again = recv_at(&r[n + rounds], 2, 5000 + rounds - 1);
+  m.post(again);
+  EXPECT_EQ(m.posted_by_key.m.count(last), 1u);
+  EXPECT_EQ(m.find_posted(2, 5000 + rounds - 1), again);
+  m.unpost(again);
+  for (size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(m.find_posted(1, 1000 + static_cast<int>(i)), &r[i]);
+    m.unpost(&r[i]);
+  }
+  expect_posted(m, {});
+}
+
+TEST(MatchIndex, ErasedUnexpectedBucketIsNotReusedFromTheCache) {
+  const size_t n = match_ctx::index_min + 1;
+  const int rounds = 300;
+  std::vector<unexpected> u(n + rounds + 1);
+  match_ctx m;
+  for (size_t i = 0; i < n; ++i) m.push_uq(uq_at(&u[i], 1, 1000 + static_cast<int>(i)));
+  ASSERT_TRUE(m.uq_indexed);
+  for (int k = 0; k < rounds; ++k) {
+    unexpected* x = uq_at(&u[n + k], 2, 5000 + k);
+    m.push_uq(x);
+    ASSERT_EQ(m.find_uq(2, 5000 + k), x) << k;
+    m.remove_uq(x);
+    ASSERT_EQ(m.find_uq(2, 5000 + k), nullptr) << k;
+  }
+  const uint64_t last = match_ctx::key(2, 5000 + rounds - 1);
+  EXPECT_EQ(m.uq_by_key.m.count(last), 0u);
+  unexpected* again = uq_at(&u[n + rounds], 2, 5000 + rounds - 1);
+  m.push_uq(again);
+  EXPECT_EQ(m.uq_by_key.m.count(last), 1u);
+  EXPECT_EQ(m.find_uq(2, 5000 + rounds - 1), again);
+  m.remove_uq(again);
+  for (size_t i = 0; i < n; ++i) m.remove_uq(&u[i]);
+  expect_uq(m, {});
+}
+
 constexpr int k_large = 100000;
 
 TEST(MatchLarge, HundredThousandPostedMatchInOrder) {
