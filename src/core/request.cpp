@@ -2,22 +2,27 @@
 
 #include <mutex>
 #include <new>
-#include <vector>
 
 #include "core/runtime.hpp"
 
 namespace baton::core {
 
 namespace {
-// A simple free list under a mutex. Requests are created and retired under the engine lock in
-// threaded mode anyway; the mutex keeps the pool itself safe from any thread. It is taken only
-// while more than one thread may call in (the engine lock is on: MPI_THREAD_MULTIPLE, the
-// progress thread, thread or CUDA queues); otherwise one thread at a time uses the pool, and
-// skipping it saves two atomic operations per request (an 8-byte nonblocking collective's
-// start and completion).
+// A free list under a mutex, linked through the free requests' own memory (no container to grow).
+// Requests are created and retired under the engine lock in threaded mode anyway; the mutex keeps
+// the pool itself safe from any thread. It is taken only while more than one thread may call in
+// (the engine lock is on: MPI_THREAD_MULTIPLE, the progress thread, thread or CUDA queues);
+// otherwise one thread at a time uses the pool, and skipping it saves two atomic operations per
+// request (an 8-byte nonblocking collective's start and completion). Constant-initialized with a
+// trivial destructor, so no first-use guard and nothing to destroy at exit (requests may outlive
+// statics); free objects stay allocated until the process ends.
+struct free_node {
+  free_node* next;
+};
+static_assert(sizeof(request) >= sizeof(free_node));
 struct request_pool {
   std::mutex m;
-  std::vector<request*> free;
+  free_node* free = nullptr;
   uint64_t live = 0;
   struct guard {
     std::mutex& m;
@@ -29,25 +34,19 @@ struct request_pool {
       if (on) m.unlock();
     }
   };
-  ~request_pool() {
-    for (request* r : free) ::operator delete(r);
-  }
 };
-request_pool& pool() {
-  static request_pool* p = new request_pool;  // never destroyed: requests may outlive statics
-  return *p;
-}
+constinit request_pool g_pool;
 }  // namespace
 
 request* request_new(req_kind kind) {
-  request_pool& p = pool();
+  request_pool& p = g_pool;
   void* mem = nullptr;
   {
     request_pool::guard g(p.m);
     ++p.live;
-    if (!p.free.empty()) {
-      mem = p.free.back();
-      p.free.pop_back();
+    if (free_node* f = p.free) {
+      p.free = f->next;
+      mem = f;
     }
   }
   if (!mem) mem = ::operator new(sizeof(request));
@@ -64,14 +63,16 @@ void request_delete(request* r) {
   if (r->device_stage) device_stage_release(r);
   r->magic = 0;
   r->~request();
-  request_pool& p = pool();
+  request_pool& p = g_pool;
   request_pool::guard g(p.m);
   --p.live;
-  p.free.push_back(r);
+  auto* f = reinterpret_cast<free_node*>(r);
+  f->next = p.free;
+  p.free = f;
 }
 
 uint64_t request_live_count() {
-  request_pool& p = pool();
+  request_pool& p = g_pool;
   request_pool::guard g(p.m);
   return p.live;
 }
