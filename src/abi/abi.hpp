@@ -93,6 +93,20 @@ void empty_status(MPI_Status* st);
 uint64_t status_bytes(const MPI_Status* st);
 void set_status_bytes(MPI_Status* st, uint64_t bytes);
 
+// ---- generalized requests (abi_grequest.cpp, MPI-4.1 13.2) ----
+// A request of kind grequest is always active and nonpersistent; `complete` says that
+// MPI_Grequest_complete was called. The completion calls (abi_request.cpp) report one through
+// these, without the engine lock held (the callbacks may call MPI).
+// A completion call reports r: query_fn fills `st` (a scratch status when st is
+// MPI_STATUS_IGNORE), free_fn runs, r is destroyed. Returns the request's error: query_fn's code,
+// else free_fn's.
+errc grequest_retire(core::request* r, MPI_Status* st);
+// MPI_Request_get_status(_all/_any/_some) on a completed r: query_fn only. Returns its code.
+errc grequest_query(core::request* r, MPI_Status* st);
+// MPI_Request_free on r: if MPI_Grequest_complete was called, runs free_fn and destroys r (returns
+// free_fn's code); otherwise MPI_Grequest_complete will.
+errc grequest_free(core::request* r);
+
 // ---- errors ----
 // Runs the error handler of `c` (MPI_COMM_WORLD's when c is null) for error `e` raised in `fn`,
 // and returns the error code to give back to the caller.

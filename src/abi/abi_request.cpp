@@ -26,9 +26,14 @@ void destroy(core::request* r) {
 }
 
 // Reports a complete request: writes the status, frees a nonpersistent one (handle -> NULL) or
-// makes a persistent one inactive. Returns the operation's error.
+// makes a persistent one inactive. Returns the operation's error. A generalized request runs its
+// query_fn and free_fn here (never under the engine lock).
 errc retire(MPI_Request* h, MPI_Status* st) {
   core::request* r = abi::to_request(*h);
+  if (r->kind == core::req_kind::grequest) {
+    *h = MPI_REQUEST_NULL;
+    return abi::grequest_retire(r, st);
+  }
   errc e = r->status.error;
   abi::to_status(r->status, st);
   if (r->persistent) {
@@ -82,6 +87,14 @@ void poll_once(core::request* r) {
 }
 
 MPI_Status* status_at(MPI_Status* array, int i) { return array == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &array[i]; }
+
+// The status of a complete request, which stays as it is (MPI_Request_get_status_*): a generalized
+// request's comes from its query_fn. Returns the request's error.
+errc peek_status(core::request* r, MPI_Status* st) {
+  if (r->kind == core::req_kind::grequest) return abi::grequest_query(r, st);
+  abi::to_status(r->status, st);
+  return r->status.error;
+}
 
 }  // namespace
 
@@ -312,7 +325,13 @@ int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) 
   }
   if (!r->is_complete()) poll_once();
   *flag = r->is_complete();
-  if (*flag) abi::to_status(r->status, status);
+  if (!*flag) return MPI_SUCCESS;
+  if (r->kind == core::req_kind::grequest) {
+    if (errc e = abi::grequest_query(r, status); e != errc::success)
+      return abi::raise("MPI_Request_get_status", nullptr, e);
+    return MPI_SUCCESS;
+  }
+  abi::to_status(r->status, status);
   return MPI_SUCCESS;
 }
 BATON_ALIAS(MPI_Request_get_status);
@@ -351,8 +370,9 @@ int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[]
       abi::empty_status(st);
       continue;
     }
-    abi::to_status(r->status, st);
-    if (r->status.error != errc::success && !failed) {
+    errc e = peek_status(r, st);
+    if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = abi::to_mpi(e);
+    if (e != errc::success && !failed) {
       failed = true;
       failed_comm = r->c;
     }
@@ -379,8 +399,7 @@ int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[]
     if (r->is_complete()) {
       *indx = i;
       *flag = 1;
-      abi::to_status(r->status, status);
-      if (r->status.error != errc::success) return abi::raise(fn, r->c, r->status.error);
+      if (errc e = peek_status(r, status); e != errc::success) return abi::raise(fn, r->c, e);
       return MPI_SUCCESS;
     }
   }
@@ -411,9 +430,9 @@ int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_request
     any_active = true;
     if (!r->is_complete()) continue;
     MPI_Status* st = status_at(array_of_statuses, n);
-    abi::to_status(r->status, st);
-    if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = abi::to_mpi(r->status.error);
-    if (r->status.error != errc::success && !failed) {
+    errc e = peek_status(r, st);
+    if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = abi::to_mpi(e);
+    if (e != errc::success && !failed) {
       failed = true;
       failed_comm = r->c;
     }
@@ -436,6 +455,12 @@ int PMPI_Request_free(MPI_Request* request) {
   if (r->match && !r->match_done) {
     (void)core::error_set(errc::request, "the request is being matched (MPI_Imatch pending): complete the match first");
     return abi::raise("MPI_Request_free", c, errc::request);
+  }
+  if (r->kind == core::req_kind::grequest) {
+    // free_fn runs now if MPI_Grequest_complete was called, else there; the handle is freed either way.
+    *request = MPI_REQUEST_NULL;
+    if (errc e = abi::grequest_free(r); e != errc::success) return abi::raise("MPI_Request_free", nullptr, e);
+    return MPI_SUCCESS;
   }
   if (r->ops && r->ops->on_free) {
     if (errc e = r->ops->on_free(r); e != errc::success) return abi::raise("MPI_Request_free", c, e);
