@@ -11,6 +11,7 @@
 // MPI_Comm_remote_size / MPI_Comm_remote_group refuse every communicator with MPI_ERR_COMM.
 #include <mpix.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 
@@ -171,6 +172,8 @@ int* predefined_attr(int keyval) {
       v.appnum = core::rt().pmi.appnum();
       return &v.appnum;
     case MPI_LASTUSEDCODE:
+      // MPI_ERR_LASTCODE until the application adds classes or codes (MPI_Add_error_class/_code).
+      v.lastusedcode = std::max<int>(MPI_ERR_LASTCODE, core::user_error_last_used());
       return &v.lastusedcode;
     case MPIX_ICOLL_MAX_OUTSTANDING:
       return &v.icoll_max_outstanding;

@@ -15,15 +15,19 @@ static_assert(int(errc::buffer) == MPI_ERR_BUFFER && int(errc::count) == MPI_ERR
               int(errc::arg) == MPI_ERR_ARG && int(errc::unknown) == MPI_ERR_UNKNOWN &&
               int(errc::truncate) == MPI_ERR_TRUNCATE && int(errc::other) == MPI_ERR_OTHER &&
               int(errc::intern) == MPI_ERR_INTERN && int(errc::pending) == MPI_ERR_PENDING &&
-              int(errc::in_status) == MPI_ERR_IN_STATUS && int(errc::info_key) == MPI_ERR_INFO_KEY &&
+              int(errc::in_status) == MPI_ERR_IN_STATUS && int(errc::base) == MPI_ERR_BASE &&
+              int(errc::info_key) == MPI_ERR_INFO_KEY &&
               int(errc::info_nokey) == MPI_ERR_INFO_NOKEY && int(errc::info_value) == MPI_ERR_INFO_VALUE &&
               int(errc::info) == MPI_ERR_INFO && int(errc::keyval) == MPI_ERR_KEYVAL &&
               int(errc::name) == MPI_ERR_NAME && int(errc::no_mem) == MPI_ERR_NO_MEM &&
               int(errc::not_same) == MPI_ERR_NOT_SAME &&
               int(errc::unsupported_operation) == MPI_ERR_UNSUPPORTED_OPERATION &&
               int(errc::proc_aborted) == MPI_ERR_PROC_ABORTED &&
-              int(errc::value_too_large) == MPI_ERR_VALUE_TOO_LARGE && int(errc::errhandler) == MPI_ERR_ERRHANDLER,
+              int(errc::value_too_large) == MPI_ERR_VALUE_TOO_LARGE && int(errc::errhandler) == MPI_ERR_ERRHANDLER &&
+              int(errc::abi) == MPI_ERR_ABI,
               "core error classes must match the MPI-5.0 ABI");
+static_assert(core::user_error_first == MPI_ERR_LASTCODE + 1,
+              "user error classes and codes start just above MPI_ERR_LASTCODE");
 
 core::comm* to_comm(MPI_Comm h) {
   core::runtime& R = core::rt();
@@ -194,8 +198,12 @@ int raise_with(const char* fn, core::errhandler* eh, MPI_Comm handle, errc e) {
     case core::errhandler_kind::abort:
       break;
   }
-  std::fprintf(stderr, "Baton: rank %d: %s failed: %s: %s\n", R.world_rank, fn, core::errc_name(e),
-               msg.empty() ? core::errc_description(e) : msg.c_str());
+  if (code >= core::user_error_first)  // a user-defined code raised by MPI_Comm_call_errhandler
+    std::fprintf(stderr, "Baton: rank %d: %s failed: %s%s%s\n", R.world_rank, fn, core::error_describe(code).c_str(),
+                 msg.empty() ? "" : ": ", msg.c_str());
+  else
+    std::fprintf(stderr, "Baton: rank %d: %s failed: %s: %s\n", R.world_rank, fn, core::errc_name(e),
+                 msg.empty() ? core::errc_description(e) : msg.c_str());
   std::fflush(stderr);
   core::runtime_abort(code, std::string(fn) + ": " + core::errc_name(e));
 }

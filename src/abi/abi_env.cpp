@@ -146,23 +146,41 @@ BATON_ALIAS(MPI_Abi_get_version);
 // ---- errors ----
 
 int PMPI_Error_class(int errorcode, int* errorclass) {
-  if (errorcode < 0 || errorcode > MPI_ERR_ABI) {
-    (void)core::error_set(errc::arg, "unknown error code %d", errorcode);
+  if (!errorclass) {
+    (void)core::error_set(errc::arg, "NULL errorclass pointer");
     return abi::raise("MPI_Error_class", nullptr, errc::arg);
   }
-  *errorclass = errorcode;
-  return MPI_SUCCESS;
+  if (errorcode >= 0 && errorcode <= MPI_ERR_ABI) {
+    *errorclass = errorcode;
+    return MPI_SUCCESS;
+  }
+  // A user-defined class or code (MPI_Add_error_class / MPI_Add_error_code, abi_misc.cpp).
+  if (int cls = 0; core::user_error_lookup(errorcode, &cls, nullptr)) {
+    *errorclass = cls;
+    return MPI_SUCCESS;
+  }
+  (void)core::error_set(errc::arg, "unknown error code %d", errorcode);
+  return abi::raise("MPI_Error_class", nullptr, errc::arg);
 }
 BATON_ALIAS(MPI_Error_class);
 
 int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
-  if (errorcode < 0 || errorcode > MPI_ERR_ABI) {
-    (void)core::error_set(errc::arg, "unknown error code %d", errorcode);
+  if (!string || !resultlen) {
+    (void)core::error_set(errc::arg, "NULL %s", string ? "resultlen pointer" : "string buffer");
     return abi::raise("MPI_Error_string", nullptr, errc::arg);
   }
-  std::string s = std::string(core::errc_name(errc(errorcode))) + ": " + core::errc_description(errc(errorcode));
-  copy_string(string, resultlen, s, MPI_MAX_ERROR_STRING);
-  return MPI_SUCCESS;
+  if (errorcode >= 0 && errorcode <= MPI_ERR_ABI) {
+    std::string s = std::string(core::errc_name(errc(errorcode))) + ": " + core::errc_description(errc(errorcode));
+    copy_string(string, resultlen, s, MPI_MAX_ERROR_STRING);
+    return MPI_SUCCESS;
+  }
+  // A user-defined class or code: the string set by MPI_Add_error_string, "" if none (MPI-4.1 9.6).
+  if (std::string text; core::user_error_lookup(errorcode, nullptr, &text)) {
+    copy_string(string, resultlen, text, MPI_MAX_ERROR_STRING);
+    return MPI_SUCCESS;
+  }
+  (void)core::error_set(errc::arg, "unknown error code %d", errorcode);
+  return abi::raise("MPI_Error_string", nullptr, errc::arg);
 }
 BATON_ALIAS(MPI_Error_string);
 

@@ -1,6 +1,10 @@
 #include "core/error.hpp"
 
+#include <climits>
 #include <cstdio>
+#include <cstring>
+#include <map>
+#include <mutex>
 
 namespace baton::core {
 
@@ -43,6 +47,7 @@ const char* errc_name(errc code) {
     case errc::intern: return "MPI_ERR_INTERN";
     case errc::pending: return "MPI_ERR_PENDING";
     case errc::in_status: return "MPI_ERR_IN_STATUS";
+    case errc::base: return "MPI_ERR_BASE";
     case errc::info_key: return "MPI_ERR_INFO_KEY";
     case errc::info_nokey: return "MPI_ERR_INFO_NOKEY";
     case errc::info_value: return "MPI_ERR_INFO_VALUE";
@@ -55,6 +60,7 @@ const char* errc_name(errc code) {
     case errc::proc_aborted: return "MPI_ERR_PROC_ABORTED";
     case errc::value_too_large: return "MPI_ERR_VALUE_TOO_LARGE";
     case errc::errhandler: return "MPI_ERR_ERRHANDLER";
+    case errc::abi: return "MPI_ERR_ABI";
   }
   return "MPI_ERR_UNKNOWN";
 }
@@ -81,6 +87,7 @@ const char* errc_description(errc code) {
     case errc::intern: return "internal error";
     case errc::pending: return "pending request";
     case errc::in_status: return "error code is in status";
+    case errc::base: return "invalid base address";
     case errc::info_key: return "invalid info key";
     case errc::info_nokey: return "info key not defined";
     case errc::info_value: return "invalid info value";
@@ -93,8 +100,179 @@ const char* errc_description(errc code) {
     case errc::proc_aborted: return "peer process aborted";
     case errc::value_too_large: return "value too large to store";
     case errc::errhandler: return "invalid error handler";
+    case errc::abi: return "ABI request not supported or not consistent";
   }
   return "unknown error";
+}
+
+
+namespace {
+
+struct user_error {
+  int errorclass;      // the value itself for a class
+  int codes = 0;       // for a class: how many user codes belong to it
+  bool has_text = false;
+  std::string text;
+};
+
+struct user_error_registry {
+  std::mutex mu;
+  std::map<int, user_error> entries;  // ordered: the last entry is the largest value in use
+  int next = user_error_first;
+};
+
+user_error_registry& registry() {
+  static user_error_registry r;  // never destroyed before the last MPI call of a static destructor
+  return r;
+}
+
+errc take_value(user_error_registry& r, int* out) {
+  if (r.next == INT_MAX)
+    return error_set(errc::intern, "no error class or code value left (all values up to %d were handed out)",
+                     INT_MAX - 1);
+  *out = r.next++;
+  return errc::success;
+}
+
+}  // namespace
+
+errc user_error_add_class(int* errorclass) {
+  user_error_registry& r = registry();
+  std::lock_guard lock(r.mu);
+  int v = 0;
+  if (errc e = take_value(r, &v); e != errc::success) return e;
+  r.entries.emplace(v, user_error{v});
+  *errorclass = v;
+  return errc::success;
+}
+
+errc user_error_add_code(int errorclass, int* errorcode) {
+  user_error_registry& r = registry();
+  std::lock_guard lock(r.mu);
+  user_error* cls = nullptr;
+  if (!error_class_is_predefined(errorclass)) {
+    auto it = r.entries.find(errorclass);
+    if (it == r.entries.end())
+      return error_set(errc::arg, "%d is not an error class (neither predefined nor added by MPI_Add_error_class)",
+                       errorclass);
+    if (it->second.errorclass != errorclass)
+      return error_set(errc::arg, "%d is an error code of class %d, not an error class", errorclass,
+                       it->second.errorclass);
+    cls = &it->second;
+  }
+  int v = 0;
+  if (errc e = take_value(r, &v); e != errc::success) return e;
+  r.entries.emplace(v, user_error{errorclass});
+  if (cls) ++cls->codes;
+  *errorcode = v;
+  return errc::success;
+}
+
+errc user_error_set_string(int errorcode, const char* text) {
+  if (!text) return error_set(errc::arg, "NULL string");
+  // MPI_MAX_ERROR_STRING (512) bytes with the terminating NUL.
+  if (size_t n = std::strlen(text); n > 511)
+    return error_set(errc::arg, "the string has %zu characters, more than MPI_MAX_ERROR_STRING - 1 (511)", n);
+  user_error_registry& r = registry();
+  std::lock_guard lock(r.mu);
+  auto it = r.entries.find(errorcode);
+  if (it == r.entries.end()) {
+    if (errorcode >= 0 && errorcode < user_error_first)
+      return error_set(errc::arg, "error code %d is predefined (<= MPI_ERR_LASTCODE): its string cannot be changed",
+                       errorcode);
+    return error_set(errc::arg, "%d is not an error class or code added by MPI_Add_error_class/_code", errorcode);
+  }
+  it->second.text = text;
+  it->second.has_text = true;
+  return errc::success;
+}
+
+errc user_error_remove_class(int errorclass) {
+  user_error_registry& r = registry();
+  std::lock_guard lock(r.mu);
+  auto it = r.entries.find(errorclass);
+  if (it == r.entries.end() || it->second.errorclass != errorclass) {
+    if (error_class_is_predefined(errorclass) || errorclass == 0)
+      return error_set(errc::arg, "error class %d is predefined and cannot be removed", errorclass);
+    if (it != r.entries.end())
+      return error_set(errc::arg, "%d is an error code, not a class: remove it with MPI_Remove_error_code",
+                       errorclass);
+    return error_set(errc::arg, "%d is not an error class added by MPI_Add_error_class (or it was removed)",
+                     errorclass);
+  }
+  if (it->second.codes > 0)
+    return error_set(errc::arg, "error class %d still has %d error code(s): remove them first", errorclass,
+                     it->second.codes);
+  if (it->second.has_text)
+    return error_set(errc::arg, "error class %d still has an error string: remove it first (MPI_Remove_error_string)",
+                     errorclass);
+  r.entries.erase(it);
+  return errc::success;
+}
+
+errc user_error_remove_code(int errorcode) {
+  user_error_registry& r = registry();
+  std::lock_guard lock(r.mu);
+  auto it = r.entries.find(errorcode);
+  if (it == r.entries.end() || it->second.errorclass == errorcode) {
+    if (errorcode >= 0 && errorcode < user_error_first)
+      return error_set(errc::arg, "error code %d is predefined and cannot be removed", errorcode);
+    if (it != r.entries.end())
+      return error_set(errc::arg, "%d is an error class, not a code: remove it with MPI_Remove_error_class",
+                       errorcode);
+    return error_set(errc::arg, "%d is not an error code added by MPI_Add_error_code (or it was removed)", errorcode);
+  }
+  if (it->second.has_text)
+    return error_set(errc::arg, "error code %d still has an error string: remove it first (MPI_Remove_error_string)",
+                     errorcode);
+  const int cls = it->second.errorclass;
+  r.entries.erase(it);
+  if (auto c = r.entries.find(cls); c != r.entries.end()) --c->second.codes;
+  return errc::success;
+}
+
+errc user_error_remove_string(int errorcode) {
+  user_error_registry& r = registry();
+  std::lock_guard lock(r.mu);
+  auto it = r.entries.find(errorcode);
+  if (it == r.entries.end()) {
+    if (errorcode >= 0 && errorcode < user_error_first)
+      return error_set(errc::arg, "error code %d is predefined: its string cannot be removed", errorcode);
+    return error_set(errc::arg, "%d is not an error class or code added by MPI_Add_error_class/_code", errorcode);
+  }
+  if (!it->second.has_text)
+    return error_set(errc::arg, "error code %d has no string set by MPI_Add_error_string", errorcode);
+  it->second.text.clear();
+  it->second.has_text = false;
+  return errc::success;
+}
+
+bool user_error_lookup(int code, int* errorclass, std::string* text) {
+  if (code < user_error_first) return false;
+  user_error_registry& r = registry();
+  std::lock_guard lock(r.mu);
+  auto it = r.entries.find(code);
+  if (it == r.entries.end()) return false;
+  if (errorclass) *errorclass = it->second.errorclass;
+  if (text) *text = it->second.text;
+  return true;
+}
+
+int user_error_last_used() {
+  user_error_registry& r = registry();
+  std::lock_guard lock(r.mu);
+  return r.entries.empty() ? 0 : r.entries.rbegin()->first;
+}
+
+std::string error_describe(int code) {
+  int cls = 0;
+  std::string text;
+  if (user_error_lookup(code, &cls, &text)) {
+    std::string s = cls == code ? "user-defined error class " + std::to_string(code)
+                                : "user-defined error code " + std::to_string(code) + " (class " + std::to_string(cls) + ")";
+    return text.empty() ? s : s + ": " + text;
+  }
+  return std::string(errc_name(errc(code))) + ": " + errc_description(errc(code));
 }
 
 }  // namespace baton::core

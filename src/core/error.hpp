@@ -34,6 +34,7 @@ enum class errc : int {
   intern = 17,
   pending = 18,
   in_status = 19,
+  base = 24,
   info_key = 31,
   info_nokey = 32,
   info_value = 33,
@@ -46,6 +47,7 @@ enum class errc : int {
   proc_aborted = 58,
   value_too_large = 59,
   errhandler = 61,
+  abi = 62,  // the last predefined class (MPI_ERR_ABI)
 };
 
 // Records the message for the error being returned on this thread and returns `code`, so that
@@ -59,5 +61,32 @@ void error_clear();
 // Human-readable name of an error class ("MPI_ERR_RANK") and its standard description.
 const char* errc_name(errc code);
 const char* errc_description(errc code);
+
+// ---- user-defined error classes and codes (MPI_Add_error_class / _code / _string) ----
+//
+// They live in one registry guarded by a mutex (any thread may add or remove). Values start at
+// user_error_first, just above MPI_ERR_LASTCODE (the ABI's bound on every predefined class and
+// code: the standard forbids strings on values <= MPI_ERR_LASTCODE), and are never reused after
+// removal, so a stale value is never mistaken for a newer one. A class is also a code (its own
+// class). A new class or code has the empty string until user_error_set_string.
+constexpr int user_error_first = 16384;  // MPI_ERR_LASTCODE + 1 (pinned in src/abi)
+
+// True for the predefined classes 1 .. MPI_ERR_ABI (what MPI_Add_error_code may extend).
+constexpr bool error_class_is_predefined(int code) { return code >= 1 && code <= int(errc::abi); }
+
+// Each returns errc::arg with a message naming the problem when the value is not acceptable.
+[[nodiscard]] errc user_error_add_class(int* errorclass);
+[[nodiscard]] errc user_error_add_code(int errorclass, int* errorcode);
+[[nodiscard]] errc user_error_set_string(int errorcode, const char* text);
+[[nodiscard]] errc user_error_remove_class(int errorclass);    // a class with no codes, no string
+[[nodiscard]] errc user_error_remove_code(int errorcode);      // a code (not a class), no string
+[[nodiscard]] errc user_error_remove_string(int errorcode);    // one set by user_error_set_string
+// For a live user class or code: its class and its string (either may be null); false otherwise.
+bool user_error_lookup(int code, int* errorclass, std::string* text);
+// The largest user class or code in use, or 0 when there is none (MPI_LASTUSEDCODE).
+int user_error_last_used();
+// One line for any code, predefined or user ("MPI_ERR_RANK: invalid rank", "user-defined error
+// code 16385 (class 16384): text"), for messages printed by the library.
+std::string error_describe(int code);
 
 }  // namespace baton::core
