@@ -27,6 +27,9 @@
 //
 // Logical ops (LAND, LOR, LXOR) treat any nonzero value as true and store 1 or 0, for C integers,
 // C/C++ bool and Fortran LOGICAL (true = 1 as gfortran; Intel's -1 is read as true, written as 1).
+// MPI_Abi_set_fortran_booleans may give other .TRUE./.FALSE. values (once per process): from then
+// on Fortran LOGICAL, LOGICAL1..8 read every value other than .FALSE. as true and store .TRUE. or
+// .FALSE. (truncated to the element's size); C integers and bool keep 1 and 0.
 //
 // MINLOC and MAXLOC work on the predefined pair types {value, index}. The winner has the smaller
 // (MINLOC) or larger (MAXLOC) value; on equal values the result keeps the value and takes the
@@ -104,6 +107,17 @@ enum class elem_kind : uint8_t {
 };
 
 inline constexpr size_t elem_kind_count = static_cast<size_t>(elem_kind::count_);
+
+// The Fortran .TRUE. and .FALSE. the logical ops use for LOGICAL kinds (see above): 1 and 0 with
+// is_set false until fortran_booleans_set succeeds.
+struct fortran_booleans {
+  int64_t true_value = 1;
+  int64_t false_value = 0;
+  bool is_set = false;
+};
+fortran_booleans fortran_booleans_get();
+// errc::abi when they were set before, errc::arg when the two values are equal (message set).
+[[nodiscard]] errc fortran_booleans_set(int64_t true_value, int64_t false_value);
 
 // Size in bytes of one element of `k` (sizeof the C type, pairs with their padding); 0 for none.
 size_t elem_kind_size(elem_kind k);

@@ -5,8 +5,10 @@
 // compiler vectorizes at -O2 and -O3, then a scalar tail. Pointers are restrict-qualified: the
 // caller guarantees `in` and `inout` do not overlap. Check with -fopt-info-vec (see op_test.cpp).
 #include <array>
+#include <atomic>
 #include <complex>
 #include <cstring>
+#include <mutex>
 #include <type_traits>
 #include <utility>
 
@@ -199,9 +201,41 @@ BATON_OP_CLONES void elementwise(const T* __restrict in, T* __restrict inout, si
   for (; i < n; ++i) inout[i] = fn<O, T>::apply(in[i], inout[i]);
 }
 
+// Fortran .TRUE./.FALSE. (op.hpp): written once by fortran_booleans_set, read by every logical
+// reduction on a LOGICAL kind; the 1/0 default keeps the vectorized loop above.
+std::atomic<int64_t> fortran_true{1};
+std::atomic<int64_t> fortran_false{0};
+std::atomic<bool> fortran_set{false};
+
+constexpr bool is_fortran_logical(elem_kind k) {
+  return k == elem_kind::logical1 || k == elem_kind::logical2 || k == elem_kind::logical4 ||
+         k == elem_kind::logical8;
+}
+
+template <op_kind O, class T>
+void fortran_logical(const T* __restrict in, T* __restrict inout, size_t n, T t, T f) {
+  for (size_t i = 0; i < n; ++i) {
+    const bool a = in[i] != f, b = inout[i] != f;
+    bool r;
+    if constexpr (O == op_kind::land) r = a && b;
+    else if constexpr (O == op_kind::lor) r = a || b;
+    else r = a != b;
+    inout[i] = r ? t : f;
+  }
+}
+
 template <op_kind O, elem_kind K>
 void kernel(const void* in, void* inout, size_t n) {
   using T = typename kind_info<K>::type;
+  if constexpr (is_fortran_logical(K) && (O == op_kind::land || O == op_kind::lor || O == op_kind::lxor)) {
+    const int64_t t = fortran_true.load(std::memory_order_relaxed);
+    const int64_t f = fortran_false.load(std::memory_order_relaxed);
+    if (t != 1 || f != 0) {
+      fortran_logical<O, T>(static_cast<const T*>(in), static_cast<T*>(inout), n, static_cast<T>(t),
+                            static_cast<T>(f));
+      return;
+    }
+  }
   if constexpr (O == op_kind::no_op) {
     (void)in, (void)inout, (void)n;
   } else if constexpr (O == op_kind::replace) {
@@ -250,6 +284,29 @@ op_kernel_fn op_kernel_lookup(const op& o, elem_kind k) {
   auto ki = static_cast<size_t>(k);
   if (oi >= predefined_op_count || ki >= elem_kind_count) return nullptr;
   return kernel_table[oi][ki];
+}
+
+fortran_booleans fortran_booleans_get() {
+  fortran_booleans b;
+  b.is_set = fortran_set.load(std::memory_order_acquire);
+  b.true_value = fortran_true.load(std::memory_order_relaxed);
+  b.false_value = fortran_false.load(std::memory_order_relaxed);
+  return b;
+}
+
+errc fortran_booleans_set(int64_t true_value, int64_t false_value) {
+  if (true_value == false_value)
+    return error_set(errc::arg, ".TRUE. and .FALSE. are both %lld", static_cast<long long>(true_value));
+  static std::mutex mu;
+  std::lock_guard lock(mu);
+  if (fortran_set.load(std::memory_order_relaxed))
+    return error_set(errc::abi,
+                     "the Fortran booleans were already set (.TRUE. = %lld, .FALSE. = %lld): they may be set once",
+                     static_cast<long long>(fortran_true.load()), static_cast<long long>(fortran_false.load()));
+  fortran_false.store(false_value, std::memory_order_relaxed);
+  fortran_true.store(true_value, std::memory_order_relaxed);
+  fortran_set.store(true, std::memory_order_release);
+  return errc::success;
 }
 
 size_t elem_kind_size(elem_kind k) {
