@@ -1,0 +1,189 @@
+// Memory allocation (MPI-4.1 8.2), profiling control (15.2.4), the MPI-5.0 status accessors and
+// user-defined error classes, codes and strings (9.6, with the MPI-4.1 removal functions).
+// MPI_Error_class / MPI_Error_string, which read the user registry, are in abi_env.cpp; the
+// MPI_LASTUSEDCODE attribute, which follows it, in abi_comm.cpp.
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "abi/abi.hpp"
+#include "abi/abi_objects.hpp"
+#include "core/alloc_mem.hpp"
+
+using namespace baton;
+using abi::call;
+using core::errc;
+
+namespace {
+
+// The MPI-4.0 info key for MPI_Alloc_mem: a power of two, the least alignment the caller wants.
+constexpr const char* alignment_key = "mpi_minimum_memory_alignment";
+constexpr size_t max_alignment = size_t(1) << 30;
+
+errc alignment_from_info(const core::info* i, size_t* align) {
+  *align = 1;
+  if (!i) return errc::success;
+  const std::string* v = i->find(alignment_key);
+  if (!v) return errc::success;
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long a = std::strtoull(v->c_str(), &end, 10);
+  if (v->empty() || *end != '\0' || errno != 0 || (*v)[0] == '-' || a == 0 || (a & (a - 1)) != 0 ||
+      a > max_alignment)
+    return core::error_set(errc::info_value, "info %s = \"%s\": expected a power of two from 1 to %zu", alignment_key,
+                           v->c_str(), max_alignment);
+  *align = size_t(a);
+  return errc::success;
+}
+
+int arg_error(const char* fn, const char* what) {
+  (void)core::error_set(errc::arg, "NULL %s", what);
+  return abi::raise(fn, nullptr, errc::arg);
+}
+
+}  // namespace
+
+extern "C" {
+
+// ---- memory ----
+
+int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
+  constexpr const char* fn = "MPI_Alloc_mem";
+  if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
+  core::info* i = nullptr;
+  if (info != MPI_INFO_NULL) {
+    i = abi::to_info(info);
+    if (!i) return abi::raise(fn, nullptr, errc::info);
+  }
+  return call(fn, nullptr, [&] {
+    if (!baseptr) return core::error_set(errc::arg, "NULL baseptr");
+    if (size < 0) return core::error_set(errc::arg, "negative size %lld", static_cast<long long>(size));
+    size_t align = 1;
+    if (errc e = alignment_from_info(i, &align); e != errc::success) return e;
+    void* p = nullptr;
+    if (errc e = core::mem_alloc(int64_t(size), align, &p); e != errc::success) return e;
+    // baseptr is really a void** (the C binding declares void* so that &ptr of any type fits).
+    std::memcpy(baseptr, &p, sizeof p);
+    return errc::success;
+  });
+}
+BATON_ALIAS(MPI_Alloc_mem);
+
+int PMPI_Free_mem(void* base) {
+  constexpr const char* fn = "MPI_Free_mem";
+  if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
+  return call(fn, nullptr, [&] { return core::mem_free(base); });
+}
+BATON_ALIAS(MPI_Free_mem);
+
+// ---- profiling ----
+
+// MPI_Pcontrol is a hook for profiling libraries: the standard (MPI-4.1 15.2.4) leaves the meaning
+// of `level` and of the optional arguments to the profiling layer and gives the MPI library itself
+// nothing to do but return. A tool interposing MPI_Pcontrol (the weak MPI_ alias) interprets them;
+// Baton has no profiling layer of its own, so returning MPI_SUCCESS is its whole specified effect,
+// not a missing feature. Callable at any time, as tools expect.
+int PMPI_Pcontrol(const int level, ...) {
+  (void)level;
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Pcontrol);
+
+// ---- status accessors (MPI-5.0) ----
+
+int PMPI_Status_get_source(const MPI_Status* status, int* source) {
+  if (!status || !source) return arg_error("MPI_Status_get_source", status ? "source pointer" : "status");
+  *source = status->MPI_SOURCE;
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Status_get_source);
+
+int PMPI_Status_get_tag(const MPI_Status* status, int* tag) {
+  if (!status || !tag) return arg_error("MPI_Status_get_tag", status ? "tag pointer" : "status");
+  *tag = status->MPI_TAG;
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Status_get_tag);
+
+int PMPI_Status_get_error(const MPI_Status* status, int* error) {
+  if (!status || !error) return arg_error("MPI_Status_get_error", status ? "error pointer" : "status");
+  *error = status->MPI_ERROR;
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Status_get_error);
+
+int PMPI_Status_set_source(MPI_Status* status, int source) {
+  if (!status) return arg_error("MPI_Status_set_source", "status");
+  status->MPI_SOURCE = source;
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Status_set_source);
+
+int PMPI_Status_set_tag(MPI_Status* status, int tag) {
+  if (!status) return arg_error("MPI_Status_set_tag", "status");
+  status->MPI_TAG = tag;
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Status_set_tag);
+
+int PMPI_Status_set_error(MPI_Status* status, int error) {
+  if (!status) return arg_error("MPI_Status_set_error", "status");
+  status->MPI_ERROR = error;
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Status_set_error);
+
+// ---- user-defined error classes, codes and strings ----
+// The registry is core::user_error_* (core/error.hpp): values above MPI_ERR_LASTCODE, never
+// reused, guarded by its own mutex. Errors go to MPI_COMM_WORLD's handler.
+
+int PMPI_Add_error_class(int* errorclass) {
+  constexpr const char* fn = "MPI_Add_error_class";
+  if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
+  return call(fn, nullptr, [&] {
+    if (!errorclass) return core::error_set(errc::arg, "NULL errorclass pointer");
+    return core::user_error_add_class(errorclass);
+  });
+}
+BATON_ALIAS(MPI_Add_error_class);
+
+int PMPI_Add_error_code(int errorclass, int* errorcode) {
+  constexpr const char* fn = "MPI_Add_error_code";
+  if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
+  return call(fn, nullptr, [&] {
+    if (!errorcode) return core::error_set(errc::arg, "NULL errorcode pointer");
+    return core::user_error_add_code(errorclass, errorcode);
+  });
+}
+BATON_ALIAS(MPI_Add_error_code);
+
+int PMPI_Add_error_string(int errorcode, const char* string) {
+  constexpr const char* fn = "MPI_Add_error_string";
+  if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
+  return call(fn, nullptr, [&] { return core::user_error_set_string(errorcode, string); });
+}
+BATON_ALIAS(MPI_Add_error_string);
+
+int PMPI_Remove_error_class(int errorclass) {
+  constexpr const char* fn = "MPI_Remove_error_class";
+  if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
+  return call(fn, nullptr, [&] { return core::user_error_remove_class(errorclass); });
+}
+BATON_ALIAS(MPI_Remove_error_class);
+
+int PMPI_Remove_error_code(int errorcode) {
+  constexpr const char* fn = "MPI_Remove_error_code";
+  if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
+  return call(fn, nullptr, [&] { return core::user_error_remove_code(errorcode); });
+}
+BATON_ALIAS(MPI_Remove_error_code);
+
+int PMPI_Remove_error_string(int errorcode) {
+  constexpr const char* fn = "MPI_Remove_error_string";
+  if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
+  return call(fn, nullptr, [&] { return core::user_error_remove_string(errorcode); });
+}
+BATON_ALIAS(MPI_Remove_error_string);
+
+}  // extern "C"
