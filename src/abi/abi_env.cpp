@@ -1,12 +1,16 @@
 // Environment management (MPI-4.1 chapter 11) and error handling (chapter 9.3-9.5).
 // Communicators are in abi_comm.cpp.
 #include <climits>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <string>
+#include <utility>
 
 #include "abi/abi.hpp"
 #include "abi/abi_objects.hpp"
+#include "core/op.hpp"
 #include "core/progress.hpp"
 
 using namespace baton;
@@ -142,6 +146,172 @@ int PMPI_Abi_get_version(int* abi_major, int* abi_minor) {
   return MPI_SUCCESS;
 }
 BATON_ALIAS(MPI_Abi_get_version);
+
+// ---- ABI details (MPI-5.0): sizes of the integer types, Fortran datatypes and booleans ----
+//
+// Baton has no Fortran bindings of its own, but predefines every Fortran datatype with fixed sizes
+// (core/datatype_predefined.cpp: LOGICAL, INTEGER and REAL of 4 bytes, DOUBLE PRECISION of 8, and
+// every LOGICALn/INTEGERn/REALn/COMPLEXn). MPI_Abi_get_fortran_info describes exactly that table,
+// and MPI_Abi_set_fortran_info is refused with MPI_ERR_ABI: the details are already set inside the
+// library and cannot change (as in an MPI built with Fortran support). The Fortran booleans only
+// matter to LAND/LOR/LXOR on LOGICAL kinds (core/op.hpp): they default to 1 and 0 (not "set") and
+// MPI_Abi_set_fortran_booleans may change them once.
+
+}  // extern "C"
+
+namespace {
+
+errc info_add(core::info* i, const char* key, const std::string& value) { return i->set(key, value); }
+
+// The Fortran datatypes MPI_Abi_get_fortran_info reports (key prefix and ABI handle).
+struct fortran_type {
+  const char* key;
+  MPI_Datatype type;
+};
+const fortran_type fortran_sized_keys[] = {
+    {"mpi_logical_size", MPI_LOGICAL},
+    {"mpi_integer_size", MPI_INTEGER},
+    {"mpi_real_size", MPI_REAL},
+    {"mpi_double_precision_size", MPI_DOUBLE_PRECISION},
+};
+const fortran_type fortran_optional_keys[] = {
+    {"mpi_logical1_supported", MPI_LOGICAL1},   {"mpi_logical2_supported", MPI_LOGICAL2},
+    {"mpi_logical4_supported", MPI_LOGICAL4},   {"mpi_logical8_supported", MPI_LOGICAL8},
+    {"mpi_logical16_supported", MPI_LOGICAL16}, {"mpi_integer1_supported", MPI_INTEGER1},
+    {"mpi_integer2_supported", MPI_INTEGER2},   {"mpi_integer4_supported", MPI_INTEGER4},
+    {"mpi_integer8_supported", MPI_INTEGER8},   {"mpi_integer16_supported", MPI_INTEGER16},
+    {"mpi_real2_supported", MPI_REAL2},         {"mpi_real4_supported", MPI_REAL4},
+    {"mpi_real8_supported", MPI_REAL8},         {"mpi_real16_supported", MPI_REAL16},
+    {"mpi_complex4_supported", MPI_COMPLEX4},   {"mpi_complex8_supported", MPI_COMPLEX8},
+    {"mpi_complex16_supported", MPI_COMPLEX16}, {"mpi_complex32_supported", MPI_COMPLEX32},
+    {"mpi_double_complex_supported", MPI_DOUBLE_COMPLEX},
+};
+
+const core::datatype* builtin(MPI_Datatype t) {
+  return core::predefined_datatype(static_cast<uint32_t>(reinterpret_cast<uintptr_t>(t)));
+}
+
+// Fortran LOGICAL kinds are 1, 2, 4, 8 or 16 bytes.
+errc check_logical_size(int logical_size) {
+  if (logical_size == 1 || logical_size == 2 || logical_size == 4 || logical_size == 8 || logical_size == 16)
+    return errc::success;
+  return core::error_set(errc::arg, "logical_size %d: a Fortran LOGICAL has 1, 2, 4, 8 or 16 bytes", logical_size);
+}
+
+// Stores v as a signed integer of n bytes (n from check_logical_size; sign-extended to 16).
+void store_logical(void* out, int n, int64_t v) {
+  switch (n) {
+    case 1: { int8_t x = int8_t(v); std::memcpy(out, &x, 1); break; }
+    case 2: { int16_t x = int16_t(v); std::memcpy(out, &x, 2); break; }
+    case 4: { int32_t x = int32_t(v); std::memcpy(out, &x, 4); break; }
+    case 8: std::memcpy(out, &v, 8); break;
+    default: { __int128 x = v; std::memcpy(out, &x, 16); break; }
+  }
+}
+
+// Reads a signed integer of n bytes; errc::arg when a 16-byte value does not fit 64 bits.
+errc load_logical(const void* in, int n, const char* what, int64_t* v) {
+  switch (n) {
+    case 1: { int8_t x; std::memcpy(&x, in, 1); *v = x; return errc::success; }
+    case 2: { int16_t x; std::memcpy(&x, in, 2); *v = x; return errc::success; }
+    case 4: { int32_t x; std::memcpy(&x, in, 4); *v = x; return errc::success; }
+    case 8: std::memcpy(v, in, 8); return errc::success;
+    default: {
+      __int128 x;
+      std::memcpy(&x, in, 16);
+      if (x < INT64_MIN || x > INT64_MAX)
+        return core::error_set(errc::arg, "16-byte %s value does not fit in 64 bits (not supported)", what);
+      *v = int64_t(x);
+      return errc::success;
+    }
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+int PMPI_Abi_get_info(MPI_Info* info) {
+  return call("MPI_Abi_get_info", nullptr, [&] {
+    if (!info) return core::error_set(errc::arg, "NULL info pointer");
+    auto* i = new core::info;
+    for (auto [key, size] : {std::pair{"mpi_aint_size", sizeof(MPI_Aint)}, std::pair{"mpi_count_size", sizeof(MPI_Count)},
+                             std::pair{"mpi_offset_size", sizeof(MPI_Offset)}}) {
+      if (errc e = info_add(i, key, std::to_string(size)); e != errc::success) {
+        delete i;
+        return e;
+      }
+    }
+    *info = abi::to_handle(i);
+    return errc::success;
+  });
+}
+BATON_ALIAS(MPI_Abi_get_info);
+
+int PMPI_Abi_get_fortran_info(MPI_Info* info) {
+  return call("MPI_Abi_get_fortran_info", nullptr, [&] {
+    if (!info) return core::error_set(errc::arg, "NULL info pointer");
+    auto* i = new core::info;
+    errc e = errc::success;
+    for (const fortran_type& f : fortran_sized_keys) {
+      const core::datatype* t = builtin(f.type);
+      if (e == errc::success && t) e = info_add(i, f.key, std::to_string(t->size()));
+    }
+    for (const fortran_type& f : fortran_optional_keys)
+      if (e == errc::success) e = info_add(i, f.key, builtin(f.type) ? "true" : "false");
+    if (e != errc::success) {
+      delete i;
+      return e;
+    }
+    *info = abi::to_handle(i);
+    return errc::success;
+  });
+}
+BATON_ALIAS(MPI_Abi_get_fortran_info);
+
+int PMPI_Abi_set_fortran_info(MPI_Info info) {
+  core::info* i = abi::to_info(info);
+  if (!i) return abi::raise("MPI_Abi_set_fortran_info", nullptr, errc::info);
+  const core::datatype* l = builtin(MPI_LOGICAL);
+  const core::datatype* n = builtin(MPI_INTEGER);
+  const core::datatype* r = builtin(MPI_REAL);
+  const core::datatype* d = builtin(MPI_DOUBLE_PRECISION);
+  (void)core::error_set(errc::abi,
+                        "the Fortran datatypes are built into this library (LOGICAL %lld, INTEGER %lld, REAL %lld, "
+                        "DOUBLE PRECISION %lld bytes, every optional type supported: see MPI_Abi_get_fortran_info) "
+                        "and cannot be changed",
+                        static_cast<long long>(l->size()), static_cast<long long>(n->size()),
+                        static_cast<long long>(r->size()), static_cast<long long>(d->size()));
+  return abi::raise("MPI_Abi_set_fortran_info", nullptr, errc::abi);
+}
+BATON_ALIAS(MPI_Abi_set_fortran_info);
+
+int PMPI_Abi_get_fortran_booleans(int logical_size, void* logical_true, void* logical_false, int* is_set) {
+  return call("MPI_Abi_get_fortran_booleans", nullptr, [&] {
+    if (!logical_true || !logical_false || !is_set)
+      return core::error_set(errc::arg, "NULL %s", !logical_true ? "logical_true" : !logical_false ? "logical_false" : "is_set");
+    if (errc e = check_logical_size(logical_size); e != errc::success) return e;
+    core::fortran_booleans b = core::fortran_booleans_get();
+    store_logical(logical_true, logical_size, b.true_value);
+    store_logical(logical_false, logical_size, b.false_value);
+    *is_set = b.is_set ? 1 : 0;
+    return errc::success;
+  });
+}
+BATON_ALIAS(MPI_Abi_get_fortran_booleans);
+
+int PMPI_Abi_set_fortran_booleans(int logical_size, void* logical_true, void* logical_false) {
+  return call("MPI_Abi_set_fortran_booleans", nullptr, [&] {
+    if (!logical_true || !logical_false)
+      return core::error_set(errc::arg, "NULL %s", !logical_true ? "logical_true" : "logical_false");
+    if (errc e = check_logical_size(logical_size); e != errc::success) return e;
+    int64_t t = 0, f = 0;
+    if (errc e = load_logical(logical_true, logical_size, ".TRUE.", &t); e != errc::success) return e;
+    if (errc e = load_logical(logical_false, logical_size, ".FALSE.", &f); e != errc::success) return e;
+    return core::fortran_booleans_set(t, f);
+  });
+}
+BATON_ALIAS(MPI_Abi_set_fortran_booleans);
 
 // ---- errors ----
 
