@@ -205,7 +205,9 @@ int raise_with(const char* fn, core::errhandler* eh, MPI_Comm handle, errc e) {
     std::fprintf(stderr, "Baton: rank %d: %s failed: %s: %s\n", R.world_rank, fn, core::errc_name(e),
                  msg.empty() ? core::errc_description(e) : msg.c_str());
   std::fflush(stderr);
-  core::runtime_abort(code, std::string(fn) + ": " + core::errc_name(e));
+  core::runtime_abort(code, std::string(fn) + ": " +
+                                (code >= core::user_error_first ? "user-defined error " + std::to_string(code)
+                                                                : std::string(core::errc_name(e))));
 }
 
 int raise(const char* fn, core::comm* c, errc e) {
