@@ -19,7 +19,8 @@ namespace baton::core {
 class comm;
 class datatype;
 
-enum class req_kind : uint8_t { send, recv, coll, grequest, match };
+// partitioned: MPI_Psend_init / MPI_Precv_init (src/p2p/partitioned.hpp), driven by request_ops.
+enum class req_kind : uint8_t { send, recv, coll, grequest, match, partitioned };
 enum class send_mode : uint8_t { standard, buffered, synchronous, ready };
 
 constexpr uint32_t request_magic = 0x52455131;  // "REQ1"

@@ -11,6 +11,7 @@
 #include "core/progress.hpp"
 #include "core/runtime.hpp"
 #include "p2p/engine_state.hpp"
+#include "p2p/partitioned.hpp"
 
 namespace baton::p2p {
 
@@ -895,6 +896,7 @@ errc engine_init() {
 
 void engine_finalize() {
   if (!g_engine) return;
+  partitioned_finalize();
   remote::finalize();
   core::progress_remove_poller(shm_poll);
   core::progress_set_doorbell(nullptr, nullptr);
