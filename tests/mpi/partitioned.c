@@ -322,25 +322,52 @@ static void test_init_order(void)
     CHECK_MPI(MPI_Psend_init(sb, P, C, MPI_INT, partner, 6, dup, MPI_INFO_NULL, &b));
     CHECK_MPI(MPI_Precv_init(rw, P, C, MPI_INT, partner, 6, MPI_COMM_WORLD, MPI_INFO_NULL, &rw_req));
     CHECK_MPI(MPI_Precv_init(rb, P, C, MPI_INT, partner, 6, dup, MPI_INFO_NULL, &rqb));
-    for (int it = 0; it < 4; it++) {
+    for (int it = 0; it < 6; it++) {
         fill(sa, N, 500 + it, rank);
         fill(sb, N, 550 + it, rank);
         fill(sw, N, 580 + it, rank);
         clear(ra, N);
         clear(rb, N);
         clear(rw, N);
-        /* b (the second pair) is started and completed first on odd starts */
-        MPI_Request first[2] = {it % 2 ? b : a, it % 2 ? rqb : rqa};
-        MPI_Request second[2] = {it % 2 ? a : b, it % 2 ? rqa : rqb};
-        CHECK_MPI(MPI_Startall(2, first));
         CHECK_MPI(MPI_Start(&w));
         CHECK_MPI(MPI_Start(&rw_req));
-        CHECK_MPI(MPI_Pready_range(0, P - 1, first[0]));
-        CHECK_MPI(MPI_Waitall(2, first, MPI_STATUSES_IGNORE));
-        CHECK_MPI(MPI_Startall(2, second));
-        CHECK_MPI(MPI_Pready_range(0, P - 1, second[0]));
+        if (it % 3 < 2) {
+            /* one pair entirely before the other: a first (it % 3 == 0) or b first */
+            MPI_Request first[2] = {it % 3 ? b : a, it % 3 ? rqb : rqa};
+            MPI_Request second[2] = {it % 3 ? a : b, it % 3 ? rqa : rqb};
+            CHECK_MPI(MPI_Startall(2, first));
+            CHECK_MPI(MPI_Pready_range(0, P - 1, first[0]));
+            CHECK_MPI(MPI_Waitall(2, first, MPI_STATUSES_IGNORE));
+            CHECK_MPI(MPI_Startall(2, second));
+            CHECK_MPI(MPI_Pready_range(0, P - 1, second[0]));
+            CHECK_MPI(MPI_Waitall(2, second, MPI_STATUSES_IGNORE));
+        } else {
+            /* both receives active, the second send alone goes: only the second receive completes */
+            MPI_Request recvs[2] = {rqa, rqb};
+            CHECK_MPI(MPI_Startall(2, recvs));
+            CHECK_MPI(MPI_Start(&b));
+            CHECK_MPI(MPI_Pready_range(0, P - 1, b));
+            int fa = 0, fb = 0;
+            const double t0 = MPI_Wtime();
+            while (!fb && !fa && MPI_Wtime() - t0 < 20) {
+                CHECK_MPI(MPI_Request_get_status(rqb, &fb, MPI_STATUS_IGNORE));
+                CHECK_MPI(MPI_Request_get_status(rqa, &fa, MPI_STATUS_IGNORE));
+            }
+            CHECK(fb && !fa, "start %d: the second send completed %s", it,
+                  fa ? "the first receive" : "no receive");
+            for (int p = 0; p < P; p++) {
+                int flag = 1;
+                CHECK_MPI(MPI_Parrived(rqa, p, &flag));
+                CHECK(!flag, "start %d: partition %d of the first receive arrived before the first send started", it, p);
+            }
+            CHECK_MPI(MPI_Wait(&b, MPI_STATUS_IGNORE));
+            sync_partner(); /* both ends checked before the first sends start */
+            CHECK_MPI(MPI_Start(&a));
+            CHECK_MPI(MPI_Pready_range(0, P - 1, a));
+            MPI_Request rest[3] = {a, rqa, rqb};
+            CHECK_MPI(MPI_Waitall(3, rest, MPI_STATUSES_IGNORE));
+        }
         CHECK_MPI(MPI_Pready_range(0, P - 1, w));
-        CHECK_MPI(MPI_Waitall(2, second, MPI_STATUSES_IGNORE));
         CHECK_MPI(MPI_Wait(&w, MPI_STATUS_IGNORE));
         CHECK_MPI(MPI_Wait(&rw_req, MPI_STATUS_IGNORE));
         CHECK(first_bad(ra, 0, N, 500 + it, partner) < 0, "start %d: the first receive did not get the first send", it);
@@ -593,6 +620,8 @@ static void test_errors(void)
     CHECK_CLASS(MPI_Pready(0, ord), MPI_ERR_REQUEST);
     CHECK_CLASS(MPI_Parrived(ord, 0, &flag), MPI_ERR_REQUEST);
     CHECK_MPI(MPI_Request_free(&ord));
+    /* partitioned requests are matched at init: MPI_Match (queued communication) refuses them */
+    CHECK_CLASS(MPI_Match(&s), MPI_ERR_REQUEST);
 
     fill(sbuf, N, 1000, rank);
     clear(rbuf, N);
