@@ -219,7 +219,8 @@ void on_peer_answer(request* q) {
 errc refuse_active_free(request* r) {
   if (r->active)
     return core::error_set(errc::request,
-                           "an active partitioned request cannot be freed: complete it first (MPI_Wait, MPI_Test, ...)");
+                           "an active partitioned request cannot be freed: complete it first (MPI_Wait, MPI_Test, "
+                           "...)");
   return errc::success;
 }
 
@@ -348,7 +349,6 @@ errc mark_ready(request* r, int64_t n, Part part) {
 }  // namespace
 
 bool is_partitioned(const request* r) { return r->kind == core::req_kind::partitioned; }
-bool is_partitioned_send(const request* r) { return is_partitioned(r) && state_of(r)->send; }
 
 errc psend_init(const void* buf, int partitions, int64_t count, const core::datatype* dt, int dest, int tag,
                 core::comm* c, request** out) {

@@ -39,7 +39,6 @@ namespace baton::p2p {
                                     int tag, core::comm* c, core::request** out);
 
 bool is_partitioned(const core::request* r);
-bool is_partitioned_send(const core::request* r);
 
 // MPI_Pready / MPI_Pready_range / MPI_Pready_list: marks the listed partitions of an active send
 // request ready. Either every listed partition is marked or none (errc::arg with a message when a

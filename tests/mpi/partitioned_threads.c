@@ -21,7 +21,10 @@ static int iter;
 static int thread_failures[NTHREADS];
 static char thread_msg[NTHREADS][200];
 
-static int value(int it, int from, int i) { return (int)(mpitest_value((size_t)i, (uint32_t)(it * 7 + from)) & 0xffffff); }
+static int value(int it, int from, int i)
+{
+    return (int)(mpitest_value((size_t)i, (uint32_t)(it * 7 + from)) & 0xffffff);
+}
 
 #define TCHECK(id, cond, ...)                                                                      \
     do {                                                                                           \
