@@ -70,12 +70,12 @@ MPI_Op to_handle(const core::op* o);
 errc check_op_type(const core::op& o, const core::datatype& t, core::elem_kind* kind);
 
 // ---- argument checks (each sets a clear message) ----
-// MPI_Init has run and MPI_Finalize has not (inline: every call of the queue and request paths
-// makes this check); check_init_failed sets the message.
+// MPI is usable: the World model is initialized and not finalized, or a session is initialized
+// (inline: every call of the queue and request paths makes this check); check_init_failed sets
+// the message.
 errc check_init_failed(const char* fn);
 inline errc check_init(const char* fn) {
-  const core::runtime& R = core::rt();
-  if (R.initialized.load(std::memory_order_relaxed) && !R.finalized.load(std::memory_order_relaxed)) [[likely]]
+  if (core::rt().active.load(std::memory_order_relaxed)) [[likely]]
     return errc::success;
   return check_init_failed(fn);
 }
@@ -86,6 +86,10 @@ errc check_send_rank(const core::comm* c, int rank);  // valid rank or MPI_PROC_
 errc check_recv_rank(const core::comm* c, int rank);  // also MPI_ANY_SOURCE
 errc check_send_tag(int tag);
 errc check_recv_tag(int tag);  // also MPI_ANY_TAG
+
+// Thread levels: the ABI's values (MPI_THREAD_SINGLE ...) and the core's (abi_env.cpp).
+core::thread_level level_from_mpi(int required);
+int level_to_mpi(core::thread_level l);
 
 // ---- status ----
 void to_status(const core::req_status& s, MPI_Status* st);  // MPI_ERROR left as is

@@ -23,16 +23,24 @@ static_assert(int(errc::buffer) == MPI_ERR_BUFFER && int(errc::count) == MPI_ERR
               int(errc::not_same) == MPI_ERR_NOT_SAME &&
               int(errc::unsupported_operation) == MPI_ERR_UNSUPPORTED_OPERATION &&
               int(errc::proc_aborted) == MPI_ERR_PROC_ABORTED &&
-              int(errc::value_too_large) == MPI_ERR_VALUE_TOO_LARGE && int(errc::errhandler) == MPI_ERR_ERRHANDLER &&
-              int(errc::abi) == MPI_ERR_ABI,
+              int(errc::value_too_large) == MPI_ERR_VALUE_TOO_LARGE && int(errc::session) == MPI_ERR_SESSION &&
+              int(errc::errhandler) == MPI_ERR_ERRHANDLER && int(errc::abi) == MPI_ERR_ABI,
               "core error classes must match the MPI-5.0 ABI");
 static_assert(core::user_error_first == MPI_ERR_LASTCODE + 1,
               "user error classes and codes start just above MPI_ERR_LASTCODE");
 
 core::comm* to_comm(MPI_Comm h) {
   core::runtime& R = core::rt();
-  if (h == MPI_COMM_WORLD) return R.world;
-  if (h == MPI_COMM_SELF) return R.self;
+  if (h == MPI_COMM_WORLD || h == MPI_COMM_SELF) {
+    // The predefined communicators belong to the World model (sessions use their own).
+    if (R.initialized.load(std::memory_order_relaxed) && !R.finalized.load(std::memory_order_relaxed)) [[likely]]
+      return h == MPI_COMM_WORLD ? R.world : R.self;
+    (void)core::error_set(errc::comm, "%s is not usable %s", h == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : "MPI_COMM_SELF",
+                          R.finalized.load() ? "after MPI_Finalize"
+                                             : "before MPI_Init (a program that uses sessions only has no "
+                                               "predefined communicators: build one with MPI_Comm_create_from_group)");
+    return nullptr;
+  }
   if (h == MPI_COMM_NULL) {
     (void)core::error_set(errc::comm, "invalid communicator (MPI_COMM_NULL)");
     return nullptr;
@@ -105,11 +113,12 @@ MPI_Errhandler to_handle(core::errhandler* e) {
 
 errc check_init_failed(const char* fn) {
   core::runtime& R = core::rt();
-  if (!R.initialized.load(std::memory_order_relaxed))
-    return core::error_set(errc::other, "%s called before MPI_Init", fn);
+  if (R.active.load(std::memory_order_relaxed)) return errc::success;
   if (R.finalized.load(std::memory_order_relaxed))
-    return core::error_set(errc::other, "%s called after MPI_Finalize", fn);
-  return errc::success;
+    return core::error_set(errc::other, "%s called after MPI_Finalize (and no session is initialized)", fn);
+  if (R.initialized.load(std::memory_order_relaxed))
+    return core::error_set(errc::other, "%s called while MPI is not initialized", fn);
+  return core::error_set(errc::other, "%s called before MPI_Init (and no session is initialized)", fn);
 }
 
 errc check_count(int64_t count) {

@@ -17,7 +17,7 @@ using namespace baton;
 using abi::call;
 using core::errc;
 
-namespace {
+namespace baton::abi {
 // The ABI's thread levels are 0, 1024, 2048, 4096; the core's are 0..3.
 core::thread_level level_from_mpi(int required) {
   if (required >= MPI_THREAD_MULTIPLE) return core::thread_level::multiple;
@@ -35,6 +35,11 @@ int level_to_mpi(core::thread_level l) {
   }
   return MPI_THREAD_SINGLE;
 }
+}  // namespace baton::abi
+
+namespace {
+using abi::level_from_mpi;
+using abi::level_to_mpi;
 
 int init_common(int required, int* provided) {
   core::runtime& R = core::rt();
@@ -43,7 +48,7 @@ int init_common(int required, int* provided) {
     return MPI_ERR_OTHER;
   }
   core::thread_level got;
-  errc e = core::runtime_init(level_from_mpi(required), &got);
+  errc e = core::runtime_acquire(true, level_from_mpi(required), &got);
   if (e != errc::success) {
     std::fprintf(stderr, "Baton: MPI_Init failed: %s: %s\n", core::errc_name(e), core::error_message().c_str());
     core::runtime_abort(1, "MPI_Init failed");
@@ -69,10 +74,14 @@ int PMPI_Init_thread(int*, char***, int required, int* provided) { return init_c
 BATON_ALIAS(MPI_Init_thread);
 
 int PMPI_Finalize(void) {
-  if (errc e = abi::check_init("MPI_Finalize"); e != errc::success) return abi::raise("MPI_Finalize", nullptr, e);
+  const core::runtime& R = core::rt();
+  if (!R.initialized.load() || R.finalized.load()) {
+    (void)core::error_set(errc::other, "MPI_Finalize called %s", R.finalized.load() ? "twice" : "before MPI_Init");
+    return abi::raise("MPI_Finalize", nullptr, errc::other);
+  }
   return call("MPI_Finalize", nullptr, [] {
     if (errc e = abi::comm_finalize_attributes(); e != errc::success) return e;
-    return core::runtime_finalize();
+    return core::runtime_release(true);  // sessions still alive keep the runtime up
   });
 }
 BATON_ALIAS(MPI_Finalize);
@@ -373,6 +382,11 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
   core::errhandler* e = abi::to_errhandler(errhandler);
   if (!e) {
     (void)core::error_set(errc::arg, "invalid error handler");
+    return abi::raise("MPI_Comm_set_errhandler", c, errc::arg);
+  }
+  if (e->for_session) {
+    (void)core::error_set(errc::arg, "the error handler was made by MPI_Session_create_errhandler: a communicator "
+                                     "needs one made by MPI_Comm_create_errhandler (or a predefined one)");
     return abi::raise("MPI_Comm_set_errhandler", c, errc::arg);
   }
   e->retain();

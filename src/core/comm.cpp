@@ -176,6 +176,36 @@ errc comm_create_group(comm* parent, const std::vector<int>& members, int tag, c
   return errc::success;
 }
 
+errc comm_create_from_group(const std::vector<int>& members, int tag, uint64_t key, comm** out) {
+  comm* parent = rt().processes;
+  const int me = comm_rank_of_world(parent, rt().world_rank);
+  int idx = -1;
+  for (size_t i = 0; i < members.size(); ++i)
+    if (members[i] == me) idx = int(i);
+  if (idx < 0) return error_set(errc::intern, "MPI_Comm_create_from_group by a process outside the group");
+  const int t = create_group_tag(tag);
+  // The check shares the agreement's tag: messages between two processes on one (context, tag)
+  // match in order, and every member is done with it before the agreement starts.
+  if (members.size() > 1) {
+    std::vector<uint64_t> keys(idx == 0 ? members.size() : 1);
+    if (errc e = gather_among(parent, members, idx, t, &key, sizeof key, keys.data()); e != errc::success) return e;
+    int32_t bad = -1;
+    if (idx == 0)
+      for (size_t i = 1; i < keys.size() && bad < 0; ++i)
+        if (keys[i] != key) bad = int32_t(i);
+    if (errc e = bcast_among(parent, members, idx, t, &bad, sizeof bad); e != errc::success) return e;
+    if (bad >= 0)
+      return error_set(errc::not_same,
+                       "the members of the group did not all pass the same string tag and group: process %d "
+                       "(group rank %d) differs from group rank 0",
+                       members[size_t(bad)], bad);
+  }
+  uint32_t ctx = 0;
+  if (errc e = comm_agree_context_among(parent, members, t, &ctx); e != errc::success) return e;
+  *out = comm_make(parent, ctx, members);
+  return errc::success;
+}
+
 errc comm_dup(comm* parent, comm** out) {
   uint32_t ctx = 0;
   if (errc e = comm_agree_context(parent, &ctx); e != errc::success) return e;

@@ -30,6 +30,7 @@ class errhandler {
   void* user_fn = nullptr;  // the C callback (opaque to the core; src/abi calls it)
   std::atomic<int> refs{1};
   bool predefined = false;
+  bool for_session = false;  // made by MPI_Session_create_errhandler: its callback takes an MPI_Session*
   void retain() { refs.fetch_add(1, std::memory_order_relaxed); }
   void release();
 };
@@ -85,6 +86,12 @@ class comm {
 // calls over disjoint groups, or with distinct tags, cannot cross.
 [[nodiscard]] errc comm_create_group(comm* parent, const std::vector<int>& members, int tag, comm** out);
 constexpr int create_group_tag(int tag) { return -0x40000000 - int(uint32_t(tag) & 0x3fffffffu); }
+// MPI_Comm_create_from_group: collective over `members` only (world ranks, the caller among them),
+// with no parent: the agreement runs over rt().processes (a context no user communicator has) with
+// tag create_group_tag(tag), `tag` being derived from the string tag. First the first member
+// gathers every member's `key` (a digest of the string tag and the member list): if they differ,
+// every member fails with errc::not_same. *out gets the caller's error handler set by the caller.
+[[nodiscard]] errc comm_create_from_group(const std::vector<int>& members, int tag, uint64_t key, comm** out);
 // Rank in `c` of world rank `w`, -1 if not a member.
 int comm_rank_of_world(const comm* c, int w);
 

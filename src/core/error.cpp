@@ -59,6 +59,7 @@ const char* errc_name(errc code) {
     case errc::unsupported_operation: return "MPI_ERR_UNSUPPORTED_OPERATION";
     case errc::proc_aborted: return "MPI_ERR_PROC_ABORTED";
     case errc::value_too_large: return "MPI_ERR_VALUE_TOO_LARGE";
+    case errc::session: return "MPI_ERR_SESSION";
     case errc::errhandler: return "MPI_ERR_ERRHANDLER";
     case errc::abi: return "MPI_ERR_ABI";
   }
@@ -99,6 +100,7 @@ const char* errc_description(errc code) {
     case errc::unsupported_operation: return "unsupported operation";
     case errc::proc_aborted: return "peer process aborted";
     case errc::value_too_large: return "value too large to store";
+    case errc::session: return "invalid session";
     case errc::errhandler: return "invalid error handler";
     case errc::abi: return "ABI request not supported or not consistent";
   }

@@ -46,6 +46,7 @@ enum class errc : int {
   unsupported_operation = 55,
   proc_aborted = 58,
   value_too_large = 59,
+  session = 60,
   errhandler = 61,
   abi = 62,  // the last predefined class (MPI_ERR_ABI)
 };

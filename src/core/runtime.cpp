@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <string>
 
 #include "core/progress.hpp"
@@ -40,6 +41,18 @@ constexpr bool ucx_built() { return true; }
 #else
 constexpr bool ucx_built() { return false; }
 #endif
+
+// The level a request gets: at most MPI_THREAD_MULTIPLE, and at most BATON_THREAD_LEVEL (0..3)
+// when that is set.
+thread_level capped_level(thread_level requested) {
+  thread_level l = requested > thread_level::multiple ? thread_level::multiple : requested;
+  if (requested < thread_level::single) l = thread_level::single;
+  if (const char* v = std::getenv("BATON_THREAD_LEVEL"); v && *v) {
+    int n = std::atoi(v);
+    if (n >= 0 && n <= 3 && thread_level(n) < l) l = thread_level(n);
+  }
+  return l;
+}
 
 comm* make_builtin(uint32_t ctx, std::vector<int> world, int rank) {
   comm* c = new comm;
@@ -116,12 +129,7 @@ errc runtime_init(thread_level requested, thread_level* provided) {
   R.host_ranks = static_cast<int>(R.world_of_local.size());
   if (errc e = choose_transports(R); e != errc::success) return e;
 
-  R.level = requested > thread_level::multiple ? thread_level::multiple : requested;
-  if (requested < thread_level::single) R.level = thread_level::single;
-  if (const char* v = std::getenv("BATON_THREAD_LEVEL"); v && *v) {
-    int l = std::atoi(v);
-    if (l >= 0 && l <= 3 && thread_level(l) < R.level) R.level = thread_level(l);
-  }
+  R.level = capped_level(requested);
   *provided = R.level;
   // The progress thread calls into the engine concurrently: the engine lock is on with it.
   R.threaded = R.level == thread_level::multiple || progress_thread_wanted();
@@ -132,11 +140,14 @@ errc runtime_init(thread_level requested, thread_level* provided) {
   R.world->name = "MPI_COMM_WORLD";
   R.self = make_builtin(2, std::vector<int>{R.world_rank}, 0);
   R.self->name = "MPI_COMM_SELF";
+  R.processes = make_builtin(4, std::vector<int>(R.world->world), R.world_rank);
+  R.processes->name = "(all processes of the launch)";
   context_reserve(0);
   context_reserve(2);
+  context_reserve(4);
 
   if (errc e = p2p::engine_init(); e != errc::success) return e;
-  R.initialized.store(true);
+  R.active.store(true);
   if (progress_thread_wanted()) progress_thread_start();
   return errc::success;
 }
@@ -150,8 +161,94 @@ errc runtime_finalize() {
   coll::cache_clear();
   p2p::engine_finalize();
   errc e = R.pmi.finalize();
-  R.finalized.store(true);
+  R.active.store(false);
   return e;
+}
+
+namespace {
+// The runtime's life (runtime_acquire / runtime_release), guarded by g_life_mutex.
+enum class life : uint8_t { down, active, dormant, gone };
+std::mutex g_life_mutex;
+life g_life = life::down;
+bool g_world_user = false;
+int g_session_users = 0;
+
+// Takes a dormant runtime down when the process exits (registered each time the runtime goes
+// dormant, so that it runs before the destructors of statics built while it was in use).
+void teardown_at_exit() {
+  std::lock_guard<std::mutex> g(g_life_mutex);
+  if (g_life != life::dormant) return;
+  (void)runtime_finalize();
+  g_life = life::gone;
+}
+
+// Raises the thread level of a running runtime where that is safe (see runtime.hpp).
+void raise_level(thread_level want) {
+  runtime& R = g_rt;
+  want = capped_level(want);
+  if (want <= R.level) return;
+  if (R.threaded) {  // the engine lock is on already
+    R.level = want;
+    return;
+  }
+  if (R.level >= thread_level::serialized) return;  // another thread may be inside the engine
+  if (want == thread_level::multiple) {
+    if (R.use_ucx) want = thread_level::serialized;  // the UCX worker was made single-threaded
+    else R.threaded = true;
+  }
+  R.level = want;
+}
+}  // namespace
+
+errc runtime_acquire(bool world, thread_level requested, thread_level* provided) {
+  runtime& R = g_rt;
+  std::lock_guard<std::mutex> g(g_life_mutex);
+  if (g_life == life::gone)
+    return error_set(errc::other,
+                     "the MPI runtime of this process was shut down (by MPI_Finalize with no session left, or "
+                     "at exit); Baton cannot bootstrap it again in the same process");
+  if (g_life == life::down) {
+    thread_level got;
+    if (errc e = runtime_init(requested, &got); e != errc::success) {
+      g_life = life::gone;  // partly up: the process manager connection cannot be reused
+      return e;
+    }
+  } else {
+    raise_level(requested);
+  }
+  g_life = life::active;
+  R.active.store(true);
+  if (world) {
+    g_main_thread = pthread_self();
+    g_world_user = true;
+    R.initialized.store(true);
+  } else {
+    ++g_session_users;
+  }
+  *provided = R.level;
+  return errc::success;
+}
+
+errc runtime_release(bool world) {
+  runtime& R = g_rt;
+  std::lock_guard<std::mutex> g(g_life_mutex);
+  if (world) {
+    g_world_user = false;
+    R.finalized.store(true);
+  } else if (g_session_users > 0) {
+    --g_session_users;
+  }
+  if (g_world_user || g_session_users > 0) return errc::success;
+  R.active.store(false);
+  if (R.finalized.load()) {
+    g_life = life::gone;
+    return runtime_finalize();
+  }
+  g_life = life::dormant;
+  // The runtime stays up for a later MPI_Session_init or MPI_Init; exit takes it down.
+  if (std::atexit(teardown_at_exit) != 0)
+    return error_set(errc::intern, "cannot register the runtime's shutdown at process exit (atexit failed)");
+  return errc::success;
 }
 
 void runtime_abort(int code, const std::string& message) {

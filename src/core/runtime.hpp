@@ -34,19 +34,47 @@ struct runtime {
   // Threads spinning for the engine lock (engine_guard): the progress thread lets go of the lock
   // between polls while this is non-zero, so application calls never queue behind it.
   std::atomic<int> engine_contenders{0};
+  // The World model (MPI_Init / MPI_Finalize): what MPI_Initialized and MPI_Finalized report.
   std::atomic<bool> initialized{false};
   std::atomic<bool> finalized{false};
+  // The runtime serves MPI calls: the World model is initialized and not finalized, or at least
+  // one session is (runtime_acquire / runtime_release).
+  std::atomic<bool> active{false};
   void* main_thread = nullptr;
 
   comm* world = nullptr;
   comm* self = nullptr;
+  // Every process of the launch, never handed to the user: the parent of the context agreements
+  // of MPI_Comm_create_from_group (context pair 2, so nothing a user communicator carries can
+  // match its traffic). It exists whenever the runtime is up, with or without the World model.
+  comm* processes = nullptr;
   double wtime_base = 0;
 };
 
 runtime& rt();
 
+// Brings the runtime up (bootstrap, transports, engine) and takes it down. MPI entry points go
+// through runtime_acquire / runtime_release below; unit tests call these directly.
 [[nodiscard]] errc runtime_init(thread_level requested, thread_level* provided);
 [[nodiscard]] errc runtime_finalize();
+
+// The runtime's users: the World model (world = true: MPI_Init / MPI_Finalize) and each session
+// (MPI_Session_init / MPI_Session_finalize). The first acquire brings the runtime up; a later one
+// reuses it. Releasing the last user:
+// - after MPI_Finalize, takes the runtime down at once (as MPI_Finalize always did);
+// - otherwise (sessions only, the World model never initialized) leaves it up but idle ("dormant")
+//   so that a later MPI_Session_init or MPI_Init can use it again, and takes it down when the
+//   process exits (the process manager expects one finalize per process, and Baton's PMI
+//   bootstrap cannot run twice in one process).
+// An acquire after the runtime went down fails with errc::other (MPI_Session_init after
+// MPI_Finalize when no session was left alive).
+// Thread level: the first acquire fixes it from its request (as MPI_Init_thread did); a later one
+// may raise it only while no other thread can be inside the engine (the level so far is single or
+// funneled, or the engine lock is already on) and, for MPI_THREAD_MULTIPLE, not under UCX (its
+// worker was made for one thread); otherwise it gets the current level. *provided is the level the
+// caller gets.
+[[nodiscard]] errc runtime_acquire(bool world, thread_level requested, thread_level* provided);
+[[nodiscard]] errc runtime_release(bool world);
 [[noreturn]] void runtime_abort(int code, const std::string& message);
 bool runtime_is_main_thread();
 double wtime();

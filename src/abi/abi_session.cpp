@@ -1,0 +1,452 @@
+// The Sessions model (MPI-4.1 11.3): sessions, process sets, MPI_Comm_create_from_group.
+//
+// A session is a local handle on the runtime: MPI_Session_init brings the runtime up if neither
+// MPI_Init nor another session has (core::runtime_acquire), MPI_Session_finalize lets go of it
+// (core::runtime_release: the runtime stays up while the World model or any session uses it).
+// Process sets: "mpi://WORLD" (every process of the launch) and "mpi://SELF" (the caller); names
+// are matched without regard to case. A communicator built from a session's group runs its
+// context agreement over core::rt().processes, never over MPI_COMM_WORLD, so it works with or
+// without the World model. Session_finalize does not free the communicators derived from the
+// session (MPI-4.1: objects are freed with their own free calls); it does not synchronize either,
+// since Baton's communicators hold no connection state to tear down.
+//
+// Errors of a call on a valid session go to the session's error handler; errors of
+// MPI_Session_init and MPI_Comm_create_from_group to the error handler passed in (when valid);
+// an invalid session handle is an error with no object, raised as such errors always are in Baton
+// (MPI_COMM_WORLD's handler, MPI_ERRORS_ARE_FATAL before MPI_Init).
+#include <strings.h>
+
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "abi/abi.hpp"
+#include "abi/abi_objects.hpp"
+
+using namespace baton;
+using core::errc;
+
+namespace {
+
+constexpr uint32_t session_magic = 0x53455331;  // "SES1"
+
+struct session {
+  uint32_t magic = session_magic;
+  core::errhandler* eh = nullptr;
+  core::thread_level level = core::thread_level::single;
+};
+
+// Live sessions: a handle is checked against this set, so a finalized or made-up handle is
+// refused without reading freed memory.
+std::mutex g_mutex;
+std::set<const session*>& live() {
+  static auto* s = new std::set<const session*>;  // never destroyed: calls may come from exit handlers
+  return *s;
+}
+
+session* to_session(MPI_Session h) {
+  if (h == MPI_SESSION_NULL) {
+    (void)core::error_set(errc::session, "invalid session (MPI_SESSION_NULL)");
+    return nullptr;
+  }
+  auto* s = reinterpret_cast<session*>(h);
+  std::lock_guard<std::mutex> g(g_mutex);
+  if (abi::is_predefined(h) || !live().count(s)) {
+    (void)core::error_set(errc::session, "invalid session handle %p (finalized or never initialized)",
+                          static_cast<void*>(h));
+    return nullptr;
+  }
+  return s;
+}
+
+MPI_Session to_handle(session* s) { return reinterpret_cast<MPI_Session>(s); }
+
+// Runs `eh` for error `e` of `fn` on session handle `h` and gives the code to return.
+int raise_on(const char* fn, core::errhandler* eh, MPI_Session h, errc e) {
+  if (eh->kind != core::errhandler_kind::user) return abi::raise_with(fn, eh, MPI_COMM_NULL, e);
+  int code = abi::to_mpi(e);
+  auto* fnp = reinterpret_cast<MPI_Session_errhandler_function*>(eh->user_fn);
+  MPI_Session hh = h;
+  fnp(&hh, &code);
+  return code;
+}
+
+int raise(const char* fn, session* s, errc e) { return raise_on(fn, s->eh, to_handle(s), e); }
+
+// An error with no valid session to report it on.
+int raise_no_session(const char* fn, errc e) { return abi::raise(fn, nullptr, e); }
+
+// Runs `body` (returning errc) and reports a failure on session `s`.
+template <class Body>
+int call(const char* fn, session* s, Body&& body) {
+  errc e;
+  try {
+    e = body();
+  } catch (const std::bad_alloc&) {
+    e = core::error_set(errc::no_mem, "out of memory");
+  } catch (...) {
+    e = core::error_set(errc::intern, "internal error (unexpected exception)");
+  }
+  if (e == errc::success) return MPI_SUCCESS;
+  return raise(fn, s, e);
+}
+
+errc non_null(const void* p, const char* what) {
+  if (!p) return core::error_set(errc::arg, "NULL %s", what);
+  return errc::success;
+}
+
+// An info argument that may be MPI_INFO_NULL: *out is nullptr then.
+errc info_arg(MPI_Info h, const core::info** out) {
+  *out = nullptr;
+  if (h == MPI_INFO_NULL) return errc::success;
+  *out = abi::to_info(h);
+  return *out ? errc::success : errc::info;
+}
+
+// ---- process sets ----
+
+constexpr const char* pset_names[] = {"mpi://WORLD", "mpi://SELF"};
+constexpr int pset_count = 2;
+
+// The members (world ranks) of process set `name`; errc::arg if there is none of that name.
+errc pset_members(const char* name, std::vector<int>* world) {
+  const core::runtime& R = core::rt();
+  if (strcasecmp(name, pset_names[0]) == 0) {
+    world->resize(size_t(R.world_size));
+    for (int r = 0; r < R.world_size; ++r) (*world)[size_t(r)] = r;
+    return errc::success;
+  }
+  if (strcasecmp(name, pset_names[1]) == 0) {
+    world->assign(1, R.world_rank);
+    return errc::success;
+  }
+  return core::error_set(errc::arg, "no process set named \"%s\" (this process has mpi://WORLD and mpi://SELF)",
+                         name);
+}
+
+// ---- thread levels in info objects ----
+
+constexpr const char* level_names[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED",
+                                       "MPI_THREAD_MULTIPLE"};
+
+errc level_from_info(const core::info* in, core::thread_level* out) {
+  *out = core::thread_level::single;
+  if (!in) return errc::success;
+  // "thread_level" (MPI-4.1); "mpi_thread_support_level" is the key of drafts some programs use.
+  const std::string* v = in->find("thread_level");
+  if (!v) v = in->find("mpi_thread_support_level");
+  if (!v) return errc::success;
+  for (int l = 0; l < 4; ++l)
+    if (strcasecmp(v->c_str(), level_names[l]) == 0) {
+      *out = core::thread_level(l);
+      return errc::success;
+    }
+  return core::error_set(errc::info_value,
+                         "info key thread_level is \"%s\": expected MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED, "
+                         "MPI_THREAD_SERIALIZED or MPI_THREAD_MULTIPLE",
+                         v->c_str());
+}
+
+// ---- string tags ----
+
+uint64_t fnv1a(const void* p, size_t n, uint64_t h) {
+  const auto* b = static_cast<const unsigned char*>(p);
+  for (size_t i = 0; i < n; ++i) {
+    h ^= b[i];
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+constexpr uint64_t fnv_offset = 0xcbf29ce484222325ull;
+
+}  // namespace
+
+extern "C" {
+
+// ---- sessions ----
+
+int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* session_out) {
+  const char* fn = "MPI_Session_init";
+  core::errhandler* eh = abi::to_errhandler(errhandler);
+  if (!eh) {
+    (void)core::error_set(errc::errhandler, "invalid error handler");
+    return raise_no_session(fn, errc::errhandler);
+  }
+  if (eh->kind == core::errhandler_kind::user && !eh->for_session) {
+    (void)core::error_set(errc::errhandler,
+                          "the error handler was made by MPI_Comm_create_errhandler: a session needs one made by "
+                          "MPI_Session_create_errhandler (or a predefined one)");
+    return raise_no_session(fn, errc::errhandler);
+  }
+  errc e = non_null(session_out, "session pointer");
+  const core::info* in = nullptr;
+  if (e == errc::success) e = info_arg(info, &in);
+  core::thread_level want = core::thread_level::single;
+  if (e == errc::success) e = level_from_info(in, &want);
+  core::thread_level got = want;
+  if (e == errc::success) e = core::runtime_acquire(false, want, &got);
+  if (e != errc::success) return raise_on(fn, eh, MPI_SESSION_NULL, e);
+  auto* s = new session;
+  eh->retain();
+  s->eh = eh;
+  s->level = got;
+  {
+    std::lock_guard<std::mutex> g(g_mutex);
+    live().insert(s);
+  }
+  *session_out = to_handle(s);
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Session_init);
+
+int PMPI_Session_finalize(MPI_Session* session_io) {
+  const char* fn = "MPI_Session_finalize";
+  if (!session_io) {
+    (void)core::error_set(errc::arg, "NULL session pointer");
+    return raise_no_session(fn, errc::arg);
+  }
+  session* s = to_session(*session_io);
+  if (!s) return raise_no_session(fn, errc::session);
+  {
+    std::lock_guard<std::mutex> g(g_mutex);
+    live().erase(s);
+  }
+  core::errhandler* eh = s->eh;
+  const MPI_Session h = *session_io;
+  s->magic = 0;
+  delete s;
+  *session_io = MPI_SESSION_NULL;
+  errc e = core::runtime_release(false);
+  if (e != errc::success) {
+    const int code = raise_on(fn, eh, h, e);
+    eh->release();
+    return code;
+  }
+  eh->release();
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Session_finalize);
+
+int PMPI_Session_get_info(MPI_Session session_h, MPI_Info* info_used) {
+  const char* fn = "MPI_Session_get_info";
+  session* s = to_session(session_h);
+  if (!s) return raise_no_session(fn, errc::session);
+  return call(fn, s, [&] {
+    if (errc e = non_null(info_used, "info pointer"); e != errc::success) return e;
+    auto* in = new core::info;
+    if (errc e = in->set("thread_level", level_names[int(s->level)]); e != errc::success) {
+      delete in;
+      return e;
+    }
+    *info_used = abi::to_handle(in);
+    return errc::success;
+  });
+}
+BATON_ALIAS(MPI_Session_get_info);
+
+// ---- process sets ----
+
+int PMPI_Session_get_num_psets(MPI_Session session_h, MPI_Info info, int* npset_names) {
+  const char* fn = "MPI_Session_get_num_psets";
+  session* s = to_session(session_h);
+  if (!s) return raise_no_session(fn, errc::session);
+  return call(fn, s, [&] {
+    const core::info* in = nullptr;
+    if (errc e = info_arg(info, &in); e != errc::success) return e;
+    if (errc e = non_null(npset_names, "npset_names pointer"); e != errc::success) return e;
+    *npset_names = pset_count;
+    return errc::success;
+  });
+}
+BATON_ALIAS(MPI_Session_get_num_psets);
+
+int PMPI_Session_get_nth_pset(MPI_Session session_h, MPI_Info info, int n, int* pset_len, char* pset_name) {
+  const char* fn = "MPI_Session_get_nth_pset";
+  session* s = to_session(session_h);
+  if (!s) return raise_no_session(fn, errc::session);
+  return call(fn, s, [&] {
+    const core::info* in = nullptr;
+    if (errc e = info_arg(info, &in); e != errc::success) return e;
+    if (n < 0 || n >= pset_count)
+      return core::error_set(errc::arg, "process set index %d is out of range: there are %d (0 to %d)", n, pset_count,
+                             pset_count - 1);
+    if (errc e = non_null(pset_len, "pset_len pointer"); e != errc::success) return e;
+    if (*pset_len < 0) return core::error_set(errc::arg, "negative pset_len %d", *pset_len);
+    const char* name = pset_names[n];
+    const int need = int(std::strlen(name)) + 1;
+    // pset_len 0 only asks for the length; otherwise the name is written, truncated to fit.
+    if (*pset_len > 0) {
+      if (errc e = non_null(pset_name, "pset_name buffer"); e != errc::success) return e;
+      const int len = std::min(*pset_len - 1, need - 1);
+      std::memcpy(pset_name, name, size_t(len));
+      pset_name[len] = 0;
+    }
+    *pset_len = need;
+    return errc::success;
+  });
+}
+BATON_ALIAS(MPI_Session_get_nth_pset);
+
+int PMPI_Session_get_pset_info(MPI_Session session_h, const char* pset_name, MPI_Info* info) {
+  const char* fn = "MPI_Session_get_pset_info";
+  session* s = to_session(session_h);
+  if (!s) return raise_no_session(fn, errc::session);
+  return call(fn, s, [&] {
+    if (errc e = non_null(pset_name, "process set name"); e != errc::success) return e;
+    if (errc e = non_null(info, "info pointer"); e != errc::success) return e;
+    std::vector<int> members;
+    if (errc e = pset_members(pset_name, &members); e != errc::success) return e;
+    auto* in = new core::info;
+    if (errc e = in->set("mpi_size", std::to_string(members.size())); e != errc::success) {
+      delete in;
+      return e;
+    }
+    *info = abi::to_handle(in);
+    return errc::success;
+  });
+}
+BATON_ALIAS(MPI_Session_get_pset_info);
+
+int PMPI_Group_from_session_pset(MPI_Session session_h, const char* pset_name, MPI_Group* newgroup) {
+  const char* fn = "MPI_Group_from_session_pset";
+  session* s = to_session(session_h);
+  if (!s) return raise_no_session(fn, errc::session);
+  return call(fn, s, [&] {
+    if (errc e = non_null(pset_name, "process set name"); e != errc::success) return e;
+    if (errc e = non_null(newgroup, "newgroup pointer"); e != errc::success) return e;
+    std::vector<int> members;
+    if (errc e = pset_members(pset_name, &members); e != errc::success) return e;
+    *newgroup = abi::to_handle(core::group_make(std::move(members)));
+    return errc::success;
+  });
+}
+BATON_ALIAS(MPI_Group_from_session_pset);
+
+// ---- communicators from groups ----
+
+int PMPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info info, MPI_Errhandler errhandler,
+                                MPI_Comm* newcomm) {
+  const char* fn = "MPI_Comm_create_from_group";
+  core::errhandler* eh = abi::to_errhandler(errhandler);
+  if (!eh) {
+    (void)core::error_set(errc::errhandler, "invalid error handler");
+    return abi::raise(fn, nullptr, errc::errhandler);
+  }
+  if (eh->for_session) {
+    (void)core::error_set(errc::errhandler,
+                          "the error handler was made by MPI_Session_create_errhandler: the new communicator needs "
+                          "one made by MPI_Comm_create_errhandler (or a predefined one)");
+    return abi::raise(fn, nullptr, errc::errhandler);
+  }
+  // Errors of this call go to the handler given for the new communicator (MPI-4.1 11.3.4).
+  auto fail = [&](errc e) { return abi::raise_with(fn, eh, MPI_COMM_NULL, e); };
+  if (errc e = abi::check_init(fn); e != errc::success) return fail(e);
+  core::group* g = abi::to_group(group);
+  if (!g) return fail(errc::group);
+  if (errc e = non_null(newcomm, "newcomm pointer"); e != errc::success) return fail(e);
+  if (errc e = non_null(stringtag, "stringtag"); e != errc::success) return fail(e);
+  const size_t taglen = std::strlen(stringtag);
+  if (taglen >= MPI_MAX_STRINGTAG_LEN) {
+    (void)core::error_set(errc::arg, "stringtag has %zu characters: at most %d are allowed", taglen,
+                          MPI_MAX_STRINGTAG_LEN - 1);
+    return fail(errc::arg);
+  }
+  const core::info* in = nullptr;
+  if (errc e = info_arg(info, &in); e != errc::success) return fail(e);
+  if (g->size() == 0) {  // MPI_GROUP_EMPTY: a local call
+    *newcomm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+  }
+  if (g->rank < 0) {
+    (void)core::error_set(errc::group, "the calling process (world rank %d) is not a member of the group",
+                          core::rt().world_rank);
+    return fail(errc::group);
+  }
+  // The agreement's tag comes from the string tag alone (so that different tags seldom meet);
+  // the key every member checks with the first one covers the whole string and the member list.
+  const int tag = int(fnv1a(stringtag, taglen, fnv_offset) & 0x3fffffffu);
+  uint64_t key = fnv1a(stringtag, taglen + 1, fnv_offset ^ 0x5e55109ull);
+  key = fnv1a(g->world.data(), g->world.size() * sizeof(int), key);
+  core::comm* n = nullptr;
+  errc e;
+  try {
+    e = core::comm_create_from_group(g->world, tag, key, &n);
+    if (e == errc::success && in) n->hints = in->entries;
+  } catch (const std::bad_alloc&) {
+    e = core::error_set(errc::no_mem, "out of memory");
+  }
+  if (e != errc::success) return fail(e);
+  n->eh->release();
+  eh->retain();
+  n->eh = eh;
+  *newcomm = abi::to_handle(n);
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Comm_create_from_group);
+
+// ---- error handlers ----
+
+int PMPI_Session_create_errhandler(MPI_Session_errhandler_function* fnp, MPI_Errhandler* errhandler) {
+  const char* fn = "MPI_Session_create_errhandler";
+  if (!fnp || !errhandler) {
+    (void)core::error_set(errc::arg, "NULL %s", fnp ? "errhandler output" : "function");
+    return raise_no_session(fn, errc::arg);
+  }
+  auto* e = new core::errhandler;
+  e->kind = core::errhandler_kind::user;
+  e->user_fn = reinterpret_cast<void*>(fnp);
+  e->for_session = true;
+  *errhandler = abi::to_handle(e);
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Session_create_errhandler);
+
+int PMPI_Session_set_errhandler(MPI_Session session_h, MPI_Errhandler errhandler) {
+  const char* fn = "MPI_Session_set_errhandler";
+  session* s = to_session(session_h);
+  if (!s) return raise_no_session(fn, errc::session);
+  core::errhandler* e = abi::to_errhandler(errhandler);
+  if (!e) {
+    (void)core::error_set(errc::errhandler, "invalid error handler");
+    return raise(fn, s, errc::errhandler);
+  }
+  if (e->kind == core::errhandler_kind::user && !e->for_session) {
+    (void)core::error_set(errc::errhandler,
+                          "the error handler was made by MPI_Comm_create_errhandler: a session needs one made by "
+                          "MPI_Session_create_errhandler (or a predefined one)");
+    return raise(fn, s, errc::errhandler);
+  }
+  e->retain();
+  s->eh->release();
+  s->eh = e;
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Session_set_errhandler);
+
+int PMPI_Session_get_errhandler(MPI_Session session_h, MPI_Errhandler* errhandler) {
+  const char* fn = "MPI_Session_get_errhandler";
+  session* s = to_session(session_h);
+  if (!s) return raise_no_session(fn, errc::session);
+  if (!errhandler) {
+    (void)core::error_set(errc::arg, "NULL errhandler pointer");
+    return raise(fn, s, errc::arg);
+  }
+  s->eh->retain();
+  *errhandler = abi::to_handle(s->eh);
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Session_get_errhandler);
+
+int PMPI_Session_call_errhandler(MPI_Session session_h, int errorcode) {
+  const char* fn = "MPI_Session_call_errhandler";
+  session* s = to_session(session_h);
+  if (!s) return raise_no_session(fn, errc::session);
+  (void)core::error_set(errc(errorcode), "error raised by the application");
+  (void)raise(fn, s, errc(errorcode));
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Session_call_errhandler);
+
+}  // extern "C"
