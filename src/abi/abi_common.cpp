@@ -116,8 +116,6 @@ errc check_init_failed(const char* fn) {
   if (R.active.load(std::memory_order_relaxed)) return errc::success;
   if (R.finalized.load(std::memory_order_relaxed))
     return core::error_set(errc::other, "%s called after MPI_Finalize (and no session is initialized)", fn);
-  if (R.initialized.load(std::memory_order_relaxed))
-    return core::error_set(errc::other, "%s called while MPI is not initialized", fn);
   return core::error_set(errc::other, "%s called before MPI_Init (and no session is initialized)", fn);
 }
 

@@ -193,8 +193,10 @@ void raise_level(thread_level want) {
   }
   if (R.level >= thread_level::serialized) return;  // another thread may be inside the engine
   if (want == thread_level::multiple) {
-    if (R.use_ucx) want = thread_level::serialized;  // the UCX worker was made single-threaded
-    else R.threaded = true;
+    if (R.use_ucx)
+      want = thread_level::serialized;  // the UCX worker was made single-threaded
+    else
+      R.threaded = true;
   }
   R.level = want;
 }
