@@ -114,7 +114,7 @@ struct user_error {
   int errorclass;      // the value itself for a class
   int codes = 0;       // for a class: how many user codes belong to it
   bool has_text = false;
-  std::string text;
+  std::string text{};
 };
 
 struct user_error_registry {
@@ -143,7 +143,7 @@ errc user_error_add_class(int* errorclass) {
   std::lock_guard lock(r.mu);
   int v = 0;
   if (errc e = take_value(r, &v); e != errc::success) return e;
-  r.entries.emplace(v, user_error{v});
+  r.entries.emplace(v, user_error{v, 0, false, {}});
   *errorclass = v;
   return errc::success;
 }
@@ -164,7 +164,7 @@ errc user_error_add_code(int errorclass, int* errorcode) {
   }
   int v = 0;
   if (errc e = take_value(r, &v); e != errc::success) return e;
-  r.entries.emplace(v, user_error{errorclass});
+  r.entries.emplace(v, user_error{errorclass, 0, false, {}});
   if (cls) ++cls->codes;
   *errorcode = v;
   return errc::success;
