@@ -27,21 +27,26 @@ const char* const g_names[] = {
 #undef BATON_COLLECTIVE
 };
 
-// BATON_<COLLECTIVE>_ALGORITHM, read once per collective.
-const char* env_choice(coll_kind k) {
-  static std::string cache[size_t(coll_kind::count_)];
-  static bool read[size_t(coll_kind::count_)] = {};
-  size_t i = size_t(k);
-  if (!read[i]) {
-    std::string var = "BATON_";
-    for (const char* c = g_names[i]; *c; ++c) var += char(std::toupper(static_cast<unsigned char>(*c)));
-    var += "_ALGORITHM";
-    if (const char* v = std::getenv(var.c_str())) cache[i] = v;
-    read[i] = true;
+// BATON_<COLLECTIVE>_ALGORITHM for every collective, read once (by the first collective or MPI_T
+// read, whichever comes first, from any thread).
+struct env_choices {
+  std::string of[size_t(coll_kind::count_)];
+  env_choices() {
+    for (size_t i = 0; i < size_t(coll_kind::count_); ++i) {
+      std::string var = "BATON_";
+      for (const char* c = g_names[i]; *c; ++c) var += char(std::toupper(static_cast<unsigned char>(*c)));
+      var += "_ALGORITHM";
+      if (const char* v = std::getenv(var.c_str())) of[i] = v;
+    }
   }
-  return cache[i].empty() ? nullptr : cache[i].c_str();
-}
+};
 }  // namespace
+
+const char* algorithm_override(coll_kind k) {
+  static const env_choices choices;
+  const std::string& v = choices.of[size_t(k)];
+  return v.empty() ? nullptr : v.c_str();
+}
 
 const char* coll_name(coll_kind k) { return g_names[size_t(k)]; }
 const algorithm* algorithms_begin() { return g_algorithms; }
@@ -64,7 +69,7 @@ const std::vector<const algorithm*>& lines_of(coll_kind k) {
 const algorithm* select(const coll_args& a) {
   const algorithm* first_usable = nullptr;
   const std::vector<const algorithm*>& lines = lines_of(a.kind);
-  if (const char* want = env_choice(a.kind)) {
+  if (const char* want = algorithm_override(a.kind)) {
     for (const algorithm* al : lines)
       if (std::strcmp(al->name, want) == 0 && al->usable(a)) return al;
   }

@@ -72,6 +72,10 @@ const algorithm* algorithms_begin();
 const algorithm* algorithms_end();
 // The algorithm to use: BATON_<COLL>_ALGORITHM=<name> overrides when usable.
 const algorithm* select(const coll_args& a);
+// The value of BATON_<COLL>_ALGORITHM (read once for every collective; nullptr when unset or
+// empty). A name that is no algorithm of k, or one not usable for a call, leaves the choice to
+// the selection rules.
+const char* algorithm_override(coll_kind k);
 
 // Starts a collective: builds the plan and runs it. `nonblocking` picks the tag space.
 [[nodiscard]] errc start(const coll_args& a, bool nonblocking, core::request** out);

@@ -52,11 +52,7 @@ void region_free(core::comm* c) {
 }
 
 bool wanted(const core::comm* c) {
-  static const bool off = [] {
-    const char* v = std::getenv("BATON_COLL_SHM");
-    return v && std::strcmp(v, "0") == 0;
-  }();
-  if (off || c->size < 2) return false;
+  if (!coll_shm_enabled() || c->size < 2) return false;
   for (int r = 0; r < c->size; ++r)
     if (core::rt().local_of_world[size_t(c->world_rank(r))] < 0) return false;
   return true;
@@ -244,6 +240,14 @@ bool region::read_from(int32_t pid, uint64_t addr, char* dst, int64_t len) {
 
 bool region::write_to(int32_t pid, uint64_t addr, const char* src, int64_t len) {
   return core::cma_write(pid, addr, src, uint64_t(len));
+}
+
+bool coll_shm_enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("BATON_COLL_SHM");
+    return !(v && std::strcmp(v, "0") == 0);
+  }();
+  return on;
 }
 
 bool single_copy_enabled() {

@@ -220,6 +220,8 @@ void region_release(core::comm* c);
 
 // Regions made so far and live now in this process (tests, MPIX_ introspection).
 int regions_live();
+// Whether communicators may get a region at all (BATON_COLL_SHM=0 says no; read once).
+bool coll_shm_enabled();
 
 // ---- regions of persistent operations ----
 //

@@ -1,5 +1,6 @@
 #include "core/request.hpp"
 
+#include <atomic>
 #include <mutex>
 #include <new>
 
@@ -23,7 +24,10 @@ static_assert(sizeof(request) >= sizeof(free_node));
 struct request_pool {
   std::mutex m;
   free_node* free = nullptr;
-  uint64_t live = 0;
+  // Written under the guard only (one writer at a time), read by any thread (MPI_T performance
+  // variables): relaxed loads and stores, which cost what plain ones do.
+  std::atomic<uint64_t> live{0};
+  std::atomic<uint64_t> created{0};
   struct guard {
     std::mutex& m;
     bool on = rt().threaded;
@@ -43,7 +47,8 @@ request* request_new(req_kind kind) {
   void* mem = nullptr;
   {
     request_pool::guard g(p.m);
-    ++p.live;
+    p.live.store(p.live.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    p.created.store(p.created.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     if (free_node* f = p.free) {
       p.free = f->next;
       mem = f;
@@ -65,16 +70,14 @@ void request_delete(request* r) {
   r->~request();
   request_pool& p = g_pool;
   request_pool::guard g(p.m);
-  --p.live;
+  p.live.store(p.live.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
   auto* f = reinterpret_cast<free_node*>(r);
   f->next = p.free;
   p.free = f;
 }
 
-uint64_t request_live_count() {
-  request_pool& p = g_pool;
-  request_pool::guard g(p.m);
-  return p.live;
-}
+uint64_t request_live_count() { return g_pool.live.load(std::memory_order_relaxed); }
+
+uint64_t request_created_count() { return g_pool.created.load(std::memory_order_relaxed); }
 
 }  // namespace baton::core

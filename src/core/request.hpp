@@ -115,7 +115,9 @@ request* request_new(req_kind kind);
 void request_delete(request* r);
 // Releases r->device_stage (src/queue/queue_cuda.cpp); called by request_delete.
 void device_stage_release(request* r);
-// Number of request objects currently allocated (for tests and memory reporting).
+// Number of request objects currently allocated (for tests, memory reporting and MPI_T), and
+// number created since the process started. Safe to call from any thread.
 uint64_t request_live_count();
+uint64_t request_created_count();
 
 }  // namespace baton::core

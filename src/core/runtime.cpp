@@ -47,10 +47,7 @@ constexpr bool ucx_built() { return false; }
 thread_level capped_level(thread_level requested) {
   thread_level l = requested > thread_level::multiple ? thread_level::multiple : requested;
   if (requested < thread_level::single) l = thread_level::single;
-  if (const char* v = std::getenv("BATON_THREAD_LEVEL"); v && *v) {
-    int n = std::atoi(v);
-    if (n >= 0 && n <= 3 && thread_level(n) < l) l = thread_level(n);
-  }
+  if (int n = thread_level_cap(); n >= 0 && thread_level(n) < l) l = thread_level(n);
   return l;
 }
 
@@ -258,6 +255,13 @@ void runtime_abort(int code, const std::string& message) {
   std::fflush(stderr);
   g_rt.pmi.abort(code, message);
   ::_exit(code == 0 ? 1 : code);
+}
+
+int thread_level_cap() {
+  const char* v = std::getenv("BATON_THREAD_LEVEL");
+  if (!v || !*v) return -1;
+  const int l = std::atoi(v);
+  return l >= 0 && l <= 3 ? l : -1;
 }
 
 bool runtime_is_main_thread() { return pthread_equal(pthread_self(), g_main_thread) != 0; }

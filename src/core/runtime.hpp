@@ -77,6 +77,9 @@ runtime& rt();
 [[nodiscard]] errc runtime_release(bool world);
 [[noreturn]] void runtime_abort(int code, const std::string& message);
 bool runtime_is_main_thread();
+// BATON_THREAD_LEVEL (0-3): the highest thread level MPI_Init_thread grants; -1 when unset or
+// out of range (no cap).
+int thread_level_cap();
 double wtime();
 
 // Serializes the engine when several threads may call in (MPI_THREAD_MULTIPLE, the progress

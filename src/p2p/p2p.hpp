@@ -39,6 +39,25 @@ constexpr uint32_t message_magic = 0x4d534731;
 [[nodiscard]] errc engine_init();
 void engine_finalize();
 
+// ---- introspection (the MPI_T variables, src/abi/abi_tool_vars.cpp); callable from any thread ----
+// The protocols' size limits in bytes: the ones MPI_Init took (kept after MPI_Finalize), or before
+// MPI_Init the ones it would take from the environment now.
+struct engine_limits {
+  uint64_t shm_eager_max = 0;  // BATON_SHM_EAGER_MAX: largest eager message between same-host ranks
+  uint64_t shm_cma_min = 0;    // BATON_SHM_CMA_MIN: smallest rendezvous message read with process_vm_readv
+  uint64_t shm_coop_min = 0;   // BATON_SHM_COOP_MIN: smallest message copied by both ends (0: never)
+  uint64_t ucx_eager_max = 0;  // BATON_UCX_EAGER_MAX: largest eager message through UCX
+};
+engine_limits engine_limits_now();
+// Matching queue lengths summed over every context, and sends not yet complete; zeros while no
+// engine runs. Takes the engine lock (which only exists when threads are in use).
+struct engine_queues {
+  uint64_t unexpected = 0;
+  uint64_t posted = 0;
+  uint64_t pending_sends = 0;
+};
+engine_queues engine_queues_now();
+
 // Nonblocking operations. The request is returned active; count/type/ranks are already checked.
 [[nodiscard]] errc isend(const void* buf, int64_t count, const datatype* dt, int dest, int tag, comm* c,
                          core::send_mode mode, request** out);

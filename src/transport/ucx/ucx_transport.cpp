@@ -101,9 +101,7 @@ struct state {
   ucp_worker_h worker = nullptr;
   int efd = -1;
   std::vector<peer> peers;  // by world rank
-  // Over TCP a rendezvous costs a round trip per message: between two hosts on a veth link 16 KiB
-  // messages streamed at 0.75 GB/s with an 8 KiB limit, 1.6 GB/s with this one (64 KiB: 2.1 -> 2.9).
-  uint64_t eager_max = 65536;
+  uint64_t eager_max = 65536;  // BATON_UCX_EAGER_MAX (engine_limits_now(), default in engine.cpp)
   uint64_t ops = 0;  // operations UCX still holds (sends, acknowledgements, rendezvous receives)
   bool moved = false;
   // Work the AM handler may not do itself (start a receive of data, send): run after progress.
@@ -403,7 +401,7 @@ errc init() {
   core::runtime& R = core::rt();
   g = new state;
   state& s = *g;
-  if (const char* v = std::getenv("BATON_UCX_EAGER_MAX"); v && *v) s.eager_max = std::strtoull(v, nullptr, 0);
+  s.eager_max = engine_limits_now().ucx_eager_max;
   s.peers.resize(static_cast<size_t>(R.world_size));
 
   ucp_config_t* cfg = nullptr;
