@@ -10,6 +10,7 @@
 
 #include "abi/abi.hpp"
 #include "abi/abi_objects.hpp"
+#include "abi/abi_tool.hpp"
 #include "core/op.hpp"
 #include "core/progress.hpp"
 
@@ -329,7 +330,7 @@ int PMPI_Error_class(int errorcode, int* errorclass) {
     (void)core::error_set(errc::arg, "NULL errorclass pointer");
     return abi::raise("MPI_Error_class", nullptr, errc::arg);
   }
-  if (errorcode >= 0 && errorcode <= MPI_ERR_ABI) {
+  if ((errorcode >= 0 && errorcode <= MPI_ERR_ABI) || abi::tool::error_name(errorcode)) {  // + MPI_T_ERR_*
     *errorclass = errorcode;
     return MPI_SUCCESS;
   }
@@ -351,6 +352,11 @@ int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
   if (errorcode >= 0 && errorcode <= MPI_ERR_ABI) {
     std::string s = std::string(core::errc_name(errc(errorcode))) + ": " + core::errc_description(errc(errorcode));
     copy_string(string, resultlen, s, MPI_MAX_ERROR_STRING);
+    return MPI_SUCCESS;
+  }
+  if (const char* name = abi::tool::error_name(errorcode)) {  // MPI_T_ERR_* (abi_tool.cpp)
+    copy_string(string, resultlen, std::string(name) + ": " + abi::tool::error_description(errorcode),
+                MPI_MAX_ERROR_STRING);
     return MPI_SUCCESS;
   }
   // A user-defined class or code: the string set by MPI_Add_error_string, "" if none (MPI-4.1 9.6).
