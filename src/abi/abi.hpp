@@ -120,15 +120,20 @@ int raise_with(const char* fn, core::errhandler* eh, MPI_Comm handle, errc e);
 
 // Runs `body` (returning errc); exceptions become MPI_ERR_NO_MEM / MPI_ERR_INTERN.
 template <class Body>
-inline int call(const char* fn, core::comm* c, Body&& body) {
-  errc e;
+inline errc run_guarded(Body&& body) {
   try {
-    e = body();
+    return body();
   } catch (const std::bad_alloc&) {
-    e = core::error_set(errc::no_mem, "out of memory");
+    return core::error_set(errc::no_mem, "out of memory");
   } catch (...) {
-    e = core::error_set(errc::intern, "internal error (unexpected exception)");
+    return core::error_set(errc::intern, "internal error (unexpected exception)");
   }
+}
+
+// run_guarded, then a failure goes to the communicator's error handler.
+template <class Body>
+inline int call(const char* fn, core::comm* c, Body&& body) {
+  errc e = run_guarded(body);
   if (e == errc::success) return MPI_SUCCESS;
   return raise(fn, c, e);
 }

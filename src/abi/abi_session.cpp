@@ -80,14 +80,7 @@ int raise_no_session(const char* fn, errc e) { return abi::raise(fn, nullptr, e)
 // Runs `body` (returning errc) and reports a failure on session `s`.
 template <class Body>
 int call(const char* fn, session* s, Body&& body) {
-  errc e;
-  try {
-    e = body();
-  } catch (const std::bad_alloc&) {
-    e = core::error_set(errc::no_mem, "out of memory");
-  } catch (...) {
-    e = core::error_set(errc::intern, "internal error (unexpected exception)");
-  }
+  errc e = abi::run_guarded(body);
   if (e == errc::success) return MPI_SUCCESS;
   return raise(fn, s, e);
 }
