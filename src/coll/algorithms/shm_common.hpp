@@ -107,12 +107,25 @@ void reduce_share(const poll_ctx& x, const step& s, char* scratch, int64_t chunk
       if (!region::read_from(p.pid, p.send + uint64_t(off), dst, bytes))
         x.fail(core::error_set(errc::other, "process_vm_readv of a %s peer's send buffer failed", what));
     };
+    // The result is in_0 op (in_1 op (... op in_last)), accumulated in `out` from the last rank
+    // down. The last rank starts from its own input: with a commutative op it reads its
+    // predecessor's chunk straight into `out` and reduces its own input into that, instead of
+    // copying its input there first (one pass over the chunk less: without it the last rank's
+    // share took about a quarter longer than the others').
+    int next = last - 1;
     if (last == g.me) {
-      if (out != in) core::copy_bytes(out, in, size_t(bytes));
+      if (out != in && next >= 0 && x.op->is_commutative()) {
+        read(next, out);
+        if (errc e2 = core::reduce_typed(*x.op, in - lb, out - lb, ce, *t, type_abi_handle(t)); e2 != errc::success)
+          x.fail(e2);
+        --next;
+      } else if (out != in) {
+        core::copy_bytes(out, in, size_t(bytes));
+      }
     } else {
       read(last, out);
     }
-    for (int r = last - 1; r >= 0; --r) {
+    for (int r = next; r >= 0; --r) {
       const char* src = in;
       if (r != g.me) {
         read(r, scratch);
