@@ -1,4 +1,4 @@
-// Communicators (intracommunicators). A communicator owns two matching contexts: `ctx` for
+// Communicators (intracommunicators, and intercommunicators: see `inter` below). A communicator owns two matching contexts: `ctx` for
 // point-to-point traffic and `ctx + 1` for collective traffic, so collectives never match user
 // messages. Context ids are agreed collectively (comm_create_context) and never collide.
 #pragma once
@@ -61,6 +61,20 @@ class comm {
   std::vector<attribute> attrs;  // cached attributes, in the order first set (src/abi runs callbacks)
   std::vector<std::pair<std::string, std::string>> hints;  // info hints (MPI_Comm_set_info)
   std::shared_ptr<const topology> topo;  // process topology (core/topo.hpp), shared with dups
+  // Intercommunicators. For an intercommunicator (`inter`), `rank` is this process's rank in the
+  // local group, while `size` and `world` describe the REMOTE group: they are what point-to-point
+  // addresses (a destination or source rank names a remote process, and a message carries the
+  // sender's local rank, which is the receiver's remote rank). `local_world` is the local group
+  // (local rank -> world rank). `bridge` is a hidden intracommunicator over both groups, each group
+  // contiguous in it: local rank i is bridge rank bridge_local + i, remote rank j is bridge rank
+  // bridge_remote + j. Intercommunicator collectives run as ordinary plans on the bridge (its
+  // collective context and sequence numbers); the bridge lives and dies with the intercommunicator.
+  bool inter = false;
+  std::vector<int> local_world;
+  comm* bridge = nullptr;
+  int bridge_local = 0;
+  int bridge_remote = 0;
+  int local_size() const { return inter ? static_cast<int>(local_world.size()) : size; }
 
   int world_rank(int r) const { return world[static_cast<size_t>(r)]; }
   // MPI_COMM_WORLD and MPI_COMM_SELF live until MPI_Finalize: no count (it would cost two atomic
