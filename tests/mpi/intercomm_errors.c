@@ -2,7 +2,7 @@
  * and remote_leader only at the leaders, where the leaders' groups learn it by the broadcast), an
  * intercommunicator as local_comm, overlapping groups, the calls that take intracommunicators only
  * (topology constructors, scan / exscan and their nonblocking and persistent forms, neighborhood
- * collectives, Comm_create_group, Comm_split_type), merge of an intracommunicator, remote queries
+ * collectives, Comm_create_group), merge of an intracommunicator, remote queries
  * on an intracommunicator, a group from the remote side, a rank past the remote size, and a group
  * that passes two values of high to merge. After each error the library keeps working: the test
  * ends with a point-to-point exchange and a new intercommunicator. */
@@ -149,7 +149,6 @@ int main(int argc, char** argv)
         MPI_Group lg;
         MPI_Comm_group(ic, &lg);
         expect_refusal(MPI_Comm_create_group(ic, lg, 3, &out), "MPI_Comm_create_group");
-        expect_refusal(MPI_Comm_split_type(ic, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &out), "MPI_Comm_split_type");
         int status = -1;
         CHECK_MPI(MPI_Topo_test(ic, &status));
         CHECK(status == MPI_UNDEFINED, "Topo_test on an intercommunicator: %d", status);
