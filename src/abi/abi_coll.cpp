@@ -10,10 +10,31 @@ using core::errc;
 
 namespace baton::abi {
 
-errc coll_check_comm(const char* fn, MPI_Comm comm, core::comm** c) {
+errc comm_check(const char* fn, MPI_Comm comm, core::comm** c) {
   if (errc e = check_init(fn); e != errc::success) return e;
   *c = to_comm(comm);
   return *c ? errc::success : errc::comm;
+}
+
+errc check_intra(const char* fn, const core::comm* c, const char* what) {
+  if (!c->inter) return errc::success;
+  return core::error_set(errc::comm, "%s: %s is an intercommunicator (%s takes an intracommunicator only)", fn, what,
+                         fn);
+}
+
+// Collectives on intercommunicators are not there yet: every collective entry point comes through
+// coll_check_comm, and this is the one place that refuses them.
+errc coll_inter_refusal(const char* fn, const core::comm* c) {
+  if (!c->inter) return errc::success;
+  return core::error_set(errc::comm,
+                         "%s: the communicator is an intercommunicator (collective operations on intercommunicators "
+                         "are not supported yet)",
+                         fn);
+}
+
+errc coll_check_comm(const char* fn, MPI_Comm comm, core::comm** c) {
+  if (errc e = comm_check(fn, comm, c); e != errc::success) return e;
+  return coll_inter_refusal(fn, *c);
 }
 
 errc coll_check_data(const void* buf, int64_t count, MPI_Datatype type, const core::datatype** t) {

@@ -10,7 +10,14 @@
 
 namespace baton::abi {
 
-// MPI is initialized and `comm` is a valid communicator (*c set).
+// MPI is initialized and `comm` is a valid communicator (*c set), intra or inter.
+errc comm_check(const char* fn, MPI_Comm comm, core::comm** c);
+// `c` is an intracommunicator: errc::comm naming `fn` and the argument (`what`) otherwise. For
+// the calls the standard defines on intracommunicators only (topology constructors, neighborhood
+// collectives, scan and exscan, MPI_Comm_create_group, ...).
+errc check_intra(const char* fn, const core::comm* c, const char* what = "the communicator");
+// comm_check for a collective operation: also refuses an intercommunicator for now (in one place,
+// coll_inter_refusal in abi_coll.cpp).
 errc coll_check_comm(const char* fn, MPI_Comm comm, core::comm** c);
 // count >= 0, a committed type (*t set), and a usable buffer (MPI_IN_PLACE passes).
 errc coll_check_data(const void* buf, int64_t count, MPI_Datatype type, const core::datatype** t);
