@@ -62,6 +62,17 @@ const char* errc_name(errc code) {
     case errc::session: return "MPI_ERR_SESSION";
     case errc::errhandler: return "MPI_ERR_ERRHANDLER";
     case errc::abi: return "MPI_ERR_ABI";
+    case errc::assert_: return "MPI_ERR_ASSERT";
+    case errc::disp: return "MPI_ERR_DISP";
+    case errc::locktype: return "MPI_ERR_LOCKTYPE";
+    case errc::rma_attach: return "MPI_ERR_RMA_ATTACH";
+    case errc::rma_conflict: return "MPI_ERR_RMA_CONFLICT";
+    case errc::rma_range: return "MPI_ERR_RMA_RANGE";
+    case errc::rma_shared: return "MPI_ERR_RMA_SHARED";
+    case errc::rma_sync: return "MPI_ERR_RMA_SYNC";
+    case errc::size: return "MPI_ERR_SIZE";
+    case errc::win: return "MPI_ERR_WIN";
+    case errc::rma_flavor: return "MPI_ERR_RMA_FLAVOR";
   }
   return "MPI_ERR_UNKNOWN";
 }
@@ -103,6 +114,17 @@ const char* errc_description(errc code) {
     case errc::session: return "invalid session";
     case errc::errhandler: return "invalid error handler";
     case errc::abi: return "ABI request not supported or not consistent";
+    case errc::assert_: return "invalid assert argument";
+    case errc::disp: return "invalid displacement";
+    case errc::locktype: return "invalid lock type";
+    case errc::rma_attach: return "memory cannot be attached";
+    case errc::rma_conflict: return "conflicting accesses to a window";
+    case errc::rma_range: return "target memory outside the window";
+    case errc::rma_shared: return "memory cannot be shared";
+    case errc::rma_sync: return "wrong synchronization of RMA calls";
+    case errc::size: return "invalid size argument";
+    case errc::win: return "invalid window";
+    case errc::rma_flavor: return "wrong window flavor";
   }
   return "unknown error";
 }
