@@ -1,3 +1,4 @@
 # One-sided communication (MPI-4.1 chapter 12): src/rma/, src/abi/abi_rma.cpp, docs/rma.md.
 add_mpi_test(NAME rma_fence SOURCES rma_fence.c NP 1 2 3 4 8 TIMEOUT 60 LABELS rma)
 add_mpi_test(NAME rma_passive SOURCES rma_passive.c NP 1 2 3 4 8 TIMEOUT 60 LABELS rma)
+add_mpi_test(NAME rma_pscw SOURCES rma_pscw.c NP 1 2 3 4 8 TIMEOUT 60 LABELS rma)
