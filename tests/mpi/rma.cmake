@@ -2,3 +2,4 @@
 add_mpi_test(NAME rma_fence SOURCES rma_fence.c NP 1 2 3 4 8 TIMEOUT 60 LABELS rma)
 add_mpi_test(NAME rma_passive SOURCES rma_passive.c NP 1 2 3 4 8 TIMEOUT 60 LABELS rma)
 add_mpi_test(NAME rma_pscw SOURCES rma_pscw.c NP 1 2 3 4 8 TIMEOUT 60 LABELS rma)
+add_mpi_test(NAME rma_errors SOURCES rma_errors.c NP 1 2 4 TIMEOUT 60 LABELS rma)
