@@ -512,14 +512,6 @@ bool win_valid(const window* w) {
 
 errc win_create(core::comm* c, flavor fl, void* base, int64_t bytes, int64_t disp_unit,
                 const std::vector<std::pair<std::string, std::string>>& hints, window** out) {
-  if (fl == flavor::shared) {
-    for (int wr : c->world)
-      if (core::rt().local_of_world[size_t(wr)] < 0)
-        return core::error_set(errc::rma_shared,
-                               "the communicator spans more than one host (world rank %d is not on this one): a "
-                               "shared window needs every member on one host",
-                               wr);
-  }
   core::comm* wc = nullptr;
   if (errc e = core::comm_dup(c, &wc); e != errc::success) return e;
   auto* w = new window;
@@ -540,8 +532,9 @@ errc win_create(core::comm* c, flavor fl, void* base, int64_t bytes, int64_t dis
     w->base = base;
   }
   w->bytes = std::max<int64_t>(bytes, 0);
-  int64_t mine[2] = {bytes, disp_unit};
-  std::vector<int64_t> all(size_t(2 * w->size));
+  // Every member's size, displacement unit and host (the lowest world rank on it).
+  int64_t mine[3] = {bytes, disp_unit, core::rt().host_color};
+  std::vector<int64_t> all(size_t(3 * w->size));
   std::vector<int> m(size_t(w->size));
   std::iota(m.begin(), m.end(), 0);
   errc e = core::allgather_among(wc, m, w->rank, core::comm_next_tag(wc), mine, sizeof mine, all.data());
@@ -549,10 +542,15 @@ errc win_create(core::comm* c, flavor fl, void* base, int64_t bytes, int64_t dis
     w->sizes.resize(size_t(w->size));
     w->disp_units.resize(size_t(w->size));
     for (int r = 0; r < w->size; ++r) {
-      w->sizes[size_t(r)] = all[size_t(2 * r)];
-      w->disp_units[size_t(r)] = all[size_t(2 * r + 1)];
-      if (all[size_t(2 * r)] < 0 && e == errc::success)
+      w->sizes[size_t(r)] = all[size_t(3 * r)];
+      w->disp_units[size_t(r)] = all[size_t(3 * r + 1)];
+      if (all[size_t(3 * r)] < 0 && e == errc::success)
         e = core::error_set(errc::no_mem, "rank %d could not allocate its window memory", r);
+      if (fl == flavor::shared && all[size_t(3 * r + 2)] != all[2] && e == errc::success)
+        e = core::error_set(errc::rma_shared,
+                            "the communicator spans more than one host (rank %d is not on rank 0's host): a shared "
+                            "window needs every member on one host",
+                            r);
     }
   }
   if (e == errc::success && fl == flavor::shared) e = shm_setup(w);

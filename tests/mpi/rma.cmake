@@ -3,3 +3,8 @@ add_mpi_test(NAME rma_fence SOURCES rma_fence.c NP 1 2 3 4 8 TIMEOUT 60 LABELS r
 add_mpi_test(NAME rma_passive SOURCES rma_passive.c NP 1 2 3 4 8 TIMEOUT 60 LABELS rma)
 add_mpi_test(NAME rma_pscw SOURCES rma_pscw.c NP 1 2 3 4 8 TIMEOUT 60 LABELS rma)
 add_mpi_test(NAME rma_errors SOURCES rma_errors.c NP 1 2 4 TIMEOUT 60 LABELS rma)
+add_mpi_test(NAME rma_threads SOURCES rma_threads.c NP 1 2 4 TIMEOUT 60 LABELS rma threads)
+# With the progress thread: passive target without the target calling MPI, and the other tests.
+add_mpi_test(NAME rma_async SOURCES rma_async.c NP 2 4 TIMEOUT 60 LABELS rma async ENV BATON_ASYNC_PROGRESS=1)
+add_mpi_test(NAME rma_passive_async SOURCES rma_passive.c NP 2 4 TIMEOUT 60 LABELS rma async
+             ENV BATON_ASYNC_PROGRESS=1)

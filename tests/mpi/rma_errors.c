@@ -169,7 +169,21 @@ int main(int argc, char** argv)
     CHECK_MPI(MPI_Win_fence(0, win));
     CHECK_MPI(MPI_Win_free(&win));
 
-    /* shared window over more than one host is refused (only testable on one host: it works) */
+    /* a shared window over more than one host is refused (the twohost runs); on one host it works */
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    int ns;
+    MPI_Comm_size(node, &ns);
+    int* sbase;
+    rc = MPI_Win_allocate_shared(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &sbase, &win);
+    MPI_Error_class(rc, &cls);
+    if (ns == size) {
+        CHECK(rc == MPI_SUCCESS, "allocate_shared on one host failed with class %d", cls);
+        if (rc == MPI_SUCCESS) CHECK_MPI(MPI_Win_free(&win));
+    } else {
+        CHECK(cls == MPI_ERR_RMA_SHARED, "allocate_shared across hosts gave class %d", cls);
+    }
+    MPI_Comm_free(&node);
     int rc2 = mpitest_finish();
     MPI_Finalize();
     return rc2;
