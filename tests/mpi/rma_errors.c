@@ -85,6 +85,42 @@ int main(int argc, char** argv)
     double dv = 0, dr = 0;
     EXPECT_CLASS(MPI_Compare_and_swap(&dv, &dv, &dr, MPI_DOUBLE, 0, 0, win), MPI_ERR_TYPE);
     EXPECT_CLASS(MPI_Win_fence(1, win), MPI_ERR_ASSERT);
+    {
+        /* a target datatype of more pieces than the header holds is refused (gaps alternate 1
+           and 2 ints, so no two neighbouring pieces form one strided segment with a third) */
+        enum { NB = 6000, NOK = 1600 };
+        int* many;
+        MPI_Win big;
+        CHECK_MPI(MPI_Win_allocate(16000 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &many, &big));
+        CHECK_MPI(MPI_Win_set_errhandler(big, MPI_ERRORS_RETURN));
+        int* bl = malloc(sizeof(int) * NB);
+        int* dp = malloc(sizeof(int) * NB);
+        int* src = malloc(sizeof(int) * NB);
+        for (int i = 0, d = 0; i < NB; ++i) { bl[i] = 1; dp[i] = d; d += (i % 2) ? 2 : 3; src[i] = i; }
+        MPI_Datatype frag;
+        MPI_Type_indexed(NB, bl, dp, MPI_INT, &frag);
+        MPI_Type_commit(&frag);
+        CHECK_MPI(MPI_Win_fence(0, big));
+        EXPECT_CLASS(MPI_Put(src, NB, MPI_INT, 0, 0, 1, frag, big), MPI_ERR_TYPE);
+        /* a type of fewer pieces is fine */
+        MPI_Datatype frag2;
+        MPI_Type_indexed(NOK, bl, dp, MPI_INT, &frag2);
+        MPI_Type_commit(&frag2);
+        if (rank == 0) for (int i = 0; i < 16000; ++i) many[i] = -1;
+        CHECK_MPI(MPI_Win_fence(0, big));
+        if (rank == 1 % size) CHECK_MPI(MPI_Put(src, NOK, MPI_INT, 0, 1, 1, frag2, big));
+        CHECK_MPI(MPI_Win_fence(0, big));
+        if (rank == 0) {
+            int bad = 0;
+            for (int i = 0; i < NOK; ++i) if (many[1 + dp[i]] != i) ++bad;
+            CHECK(bad == 0, "%d-piece put: %d wrong", NOK, bad);
+            CHECK(many[0] == -1 && many[2] == -1, "the put wrote a hole");
+        }
+        MPI_Type_free(&frag);
+        MPI_Type_free(&frag2);
+        free(bl); free(dp); free(src);
+        CHECK_MPI(MPI_Win_free(&big));
+    }
     /* the window still works */
     CHECK_MPI(MPI_Put(&rank, 1, MPI_INT, 0, 1, 1, MPI_INT, win));
     CHECK_MPI(MPI_Win_fence(0, win));

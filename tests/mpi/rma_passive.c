@@ -49,6 +49,8 @@ static void test_shared_and_lock_all(void)
         CHECK_MPI(MPI_Win_flush(t, win));
     }
     CHECK_MPI(MPI_Win_flush_all(win));
+    CHECK_MPI(MPI_Win_flush_local(0, win));
+    CHECK_MPI(MPI_Win_flush_local_all(win));
     CHECK_MPI(MPI_Win_unlock_all(win));
     MPI_Barrier(MPI_COMM_WORLD);
     CHECK_MPI(MPI_Win_sync(win));
@@ -83,6 +85,14 @@ static void test_shared_and_lock_all(void)
     CHECK(mem[size] == 100 + rank, "Rput to self: %ld", mem[size]);
     long e = rank == 0 ? 101 + size : 101 + rank;
     CHECK(mem[rank] == e, "slot %d = %ld, expected %ld", rank, mem[rank], e);
+    /* MPI_MODE_NOCHECK locks (no conflicting lock exists: each rank reads its own slot) */
+    MPI_Barrier(MPI_COMM_WORLD);
+    long self = -1;
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, rank, MPI_MODE_NOCHECK, win));
+    CHECK_MPI(MPI_Get(&self, 1, MPI_LONG, rank, size, 1, MPI_LONG, win));
+    CHECK_MPI(MPI_Win_flush_local(rank, win));
+    CHECK(self == 100 + rank, "NOCHECK lock get: %ld", self);
+    CHECK_MPI(MPI_Win_unlock(rank, win));
     CHECK_MPI(MPI_Win_free(&win));
 }
 
