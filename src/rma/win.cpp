@@ -15,6 +15,7 @@
 #include <set>
 
 #include "core/comm.hpp"
+#include "core/copy.hpp"
 #include "core/datatype.hpp"
 #include "core/op.hpp"
 #include "core/progress.hpp"
@@ -533,20 +534,29 @@ errc win_create(core::comm* c, flavor fl, void* base, int64_t bytes, int64_t dis
   }
   w->bytes = std::max<int64_t>(bytes, 0);
   // Every member's size, displacement unit and host (the lowest world rank on it).
-  int64_t mine[3] = {bytes, disp_unit, core::rt().host_color};
-  std::vector<int64_t> all(size_t(3 * w->size));
+  constexpr int K = 5;
+  int64_t mine[K] = {bytes, disp_unit, core::rt().host_color, int64_t(getpid()),
+                     int64_t(reinterpret_cast<uintptr_t>(w->base))};
+  std::vector<int64_t> all(size_t(K * w->size));
   std::vector<int> m(size_t(w->size));
   std::iota(m.begin(), m.end(), 0);
   errc e = core::allgather_among(wc, m, w->rank, core::comm_next_tag(wc), mine, sizeof mine, all.data());
   if (e == errc::success) {
     w->sizes.resize(size_t(w->size));
     w->disp_units.resize(size_t(w->size));
+    w->same_host.resize(size_t(w->size));
+    w->pids.resize(size_t(w->size));
+    w->bases.resize(size_t(w->size));
     for (int r = 0; r < w->size; ++r) {
-      w->sizes[size_t(r)] = all[size_t(3 * r)];
-      w->disp_units[size_t(r)] = all[size_t(3 * r + 1)];
-      if (all[size_t(3 * r)] < 0 && e == errc::success)
+      const int64_t* x = &all[size_t(K * r)];
+      w->sizes[size_t(r)] = x[0];
+      w->disp_units[size_t(r)] = x[1];
+      w->same_host[size_t(r)] = x[2] == core::rt().host_color;
+      w->pids[size_t(r)] = x[3];
+      w->bases[size_t(r)] = x[4];
+      if (x[0] < 0 && e == errc::success)
         e = core::error_set(errc::no_mem, "rank %d could not allocate its window memory", r);
-      if (fl == flavor::shared && all[size_t(3 * r + 2)] != all[2] && e == errc::success)
+      if (fl == flavor::shared && x[2] != all[2] && e == errc::success)
         e = core::error_set(errc::rma_shared,
                             "the communicator spans more than one host (rank %d is not on rank 0's host): a shared "
                             "window needs every member on one host",
@@ -559,6 +569,16 @@ errc win_create(core::comm* c, flavor fl, void* base, int64_t bytes, int64_t dis
     (void)core::comm_free(wc);
     delete w;
     return e;
+  }
+  {
+    static const bool direct_wanted = [] {
+      const char* v = std::getenv("BATON_RMA_DIRECT");
+      return !(v && std::strcmp(v, "0") == 0);
+    }();
+    w->direct = direct_wanted && fl != flavor::dynamic;
+    if (fl == flavor::shared)
+      for (int r = 0; r < w->size; ++r)
+        w->bases[size_t(r)] = int64_t(reinterpret_cast<uintptr_t>(w->shm)) + w->shm_offsets[size_t(r)];
   }
   w->pending.assign(size_t(w->size), 0);
   w->locked.assign(size_t(w->size), 0);
@@ -818,6 +838,44 @@ errc win_detach(window* w, const void* base) {
   return core::error_set(errc::rma_attach, "no memory was attached at %p", base);
 }
 
+namespace {
+// Put / get by direct copy (see window::direct). Returns false when it does not apply (then the
+// message path runs); `h` is the operation's header with off / lo / hi set, tbytes > 0.
+bool try_direct(window* w, const rma_args& a, const op_hdr& h, int64_t tbytes) {
+  const int t = a.target;
+  if (!w->direct || !w->same_host[size_t(t)]) return false;
+  if (a.kind != op_kind::put && a.kind != op_kind::get) return false;
+  if (t == w->rank || w->fl == flavor::shared) {
+    // Same address space (or the shared mapping): a typed copy, any datatypes on both sides.
+    char* tb = reinterpret_cast<char*>(uintptr_t(w->bases[size_t(t)])) + h.off;
+    uint64_t moved = 0;
+    if (a.kind == op_kind::put)
+      (void)core::copy_typed(a.origin, a.ocount, *a.otype, tb, a.tcount, *a.ttype, &moved);
+    else
+      (void)core::copy_typed(tb, a.tcount, *a.ttype, const_cast<void*>(a.origin), a.ocount, *a.otype, &moved);
+    return true;
+  }
+  // Another process: one contiguous target range through process_vm_writev / readv.
+  if (!a.ttype->is_contiguous() || !core::cma_wanted()) return false;
+  const uint64_t addr = uint64_t(w->bases[size_t(t)] + h.off + h.lo);
+  const int pid = int(w->pids[size_t(t)]);
+  const bool ocontig = a.otype->is_contiguous();
+  char* o = static_cast<char*>(const_cast<void*>(a.origin)) + a.otype->true_lb();
+  std::vector<char> tmp;
+  if (!ocontig) tmp.resize(size_t(tbytes));
+  bool ok;
+  if (a.kind == op_kind::put) {
+    if (!ocontig) (void)core::pack_all(a.origin, a.ocount, *a.otype, tmp.data());
+    ok = core::cma_write(pid, addr, ocontig ? o : tmp.data(), uint64_t(tbytes));
+  } else {
+    ok = core::cma_read(pid, addr, ocontig ? o : tmp.data(), uint64_t(tbytes));
+    if (ok && !ocontig) (void)core::unpack_all(tmp.data(), const_cast<void*>(a.origin), a.ocount, *a.otype);
+  }
+  if (!ok) w->direct = false;  // the kernel refuses (ptrace policy): messages from now on
+  return ok;
+}
+}  // namespace
+
 errc win_op(window* w, const rma_args& a, request** req) {
   core::engine_guard g;
   const char* what = a.kind == op_kind::put ? "put" : a.kind == op_kind::get ? "get" : "accumulate";
@@ -897,6 +955,15 @@ errc win_op(window* w, const rma_args& a, request** req) {
   h.reply_bytes = (a.kind == op_kind::get || a.kind == op_kind::get_acc || a.kind == op_kind::cas) ? uint64_t(tbytes) : 0;
   if (tbytes == 0 && a.kind != op_kind::cas) {
     // Nothing to move: complete at once.
+    if (req) {
+      request* u = core::request_new(core::req_kind::coll);
+      u->active = true;
+      u->mark_complete();
+      *req = u;
+    }
+    return errc::success;
+  }
+  if (try_direct(w, a, h, tbytes)) {
     if (req) {
       request* u = core::request_new(core::req_kind::coll);
       u->active = true;

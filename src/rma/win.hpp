@@ -73,6 +73,13 @@ struct window {
   void* shm = nullptr;
   size_t shm_bytes = 0;
   std::vector<int64_t> shm_offsets;
+  // Direct path (BATON_RMA_DIRECT, on by default): puts and gets to ranks of this host copy
+  // straight into / out of the target's window memory (itself, the shared mapping, or
+  // process_vm_writev / readv) instead of a message. Per rank: same host, process id, base address.
+  std::vector<uint8_t> same_host;
+  std::vector<int64_t> pids;
+  std::vector<int64_t> bases;
+  bool direct = false;
   // Dynamic windows: attached regions (address, size).
   std::vector<std::pair<uintptr_t, int64_t>> attached;
 

@@ -8,3 +8,7 @@ add_mpi_test(NAME rma_threads SOURCES rma_threads.c NP 1 2 4 TIMEOUT 60 LABELS r
 add_mpi_test(NAME rma_async SOURCES rma_async.c NP 2 4 TIMEOUT 60 LABELS rma async ENV BATON_ASYNC_PROGRESS=1)
 add_mpi_test(NAME rma_passive_async SOURCES rma_passive.c NP 2 4 TIMEOUT 60 LABELS rma async
              ENV BATON_ASYNC_PROGRESS=1)
+# Puts and gets through messages also between ranks of one host (the direct copy path off).
+add_mpi_test(NAME rma_fence_msg SOURCES rma_fence.c NP 2 4 8 TIMEOUT 60 LABELS rma ENV BATON_RMA_DIRECT=0)
+add_mpi_test(NAME rma_passive_msg SOURCES rma_passive.c NP 2 4 TIMEOUT 60 LABELS rma ENV BATON_RMA_DIRECT=0)
+add_mpi_test(NAME rma_pscw_msg SOURCES rma_pscw.c NP 2 4 TIMEOUT 60 LABELS rma ENV BATON_RMA_DIRECT=0)
