@@ -235,8 +235,8 @@ int op_entry(const char* fn, MPI_Win win, const rma::rma_args& a0, MPI_Datatype 
       if (a.kind == rma::op_kind::get_acc) {
         a.rtype = abi::to_type(rt);
         if (errc e = check_side(a.rcount, a.rtype, "result"); e != errc::success) return e;
-        if (no_origin && a.rtype->basic() != a.ttype->basic() && a.ttype->size() > 0)
-          return core::error_set(errc::type, "the result datatype's elements differ from the target's");
+        if (a.rtype->size() > 0 && a.ttype->size() > 0 && a.rtype->basic() != a.ttype->basic())
+          return core::error_set(errc::type, "the result datatype's elements differ from the target datatype's");
       }
     }
     if (errc e = check_disp(w, a.disp); e != errc::success) return e;
@@ -577,6 +577,11 @@ int PMPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype 
 }
 int PMPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank,
                       MPI_Aint target_disp, MPI_Op op, MPI_Win win) {
+  if (const core::datatype* t = abi::to_type(datatype); t && !t->is_predefined()) {
+    const char* fn = "MPI_Fetch_and_op";
+    window* w = to_win(win);
+    return raise_win(fn, w, core::error_set(errc::type, "MPI_Fetch_and_op needs a predefined datatype"));
+  }
   return op_entry("MPI_Fetch_and_op", win,
                   args(rma::op_kind::get_acc, origin_addr, 1, result_addr, 1, target_rank, target_disp, 1), datatype,
                   datatype, datatype, op, nullptr);

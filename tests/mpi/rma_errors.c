@@ -63,6 +63,7 @@ int main(int argc, char** argv)
     EXPECT_CLASS(MPI_Win_complete(win), MPI_ERR_RMA_SYNC);
     EXPECT_CLASS(MPI_Win_wait(win), MPI_ERR_RMA_SYNC);
     MPI_Request req;
+    float fv = 1.0f;
     CHECK_MPI(MPI_Win_fence(0, win));
     EXPECT_CLASS(MPI_Rput(&v, 1, MPI_INT, 0, 0, 1, MPI_INT, win, &req), MPI_ERR_RMA_SYNC);
     /* bad arguments inside a fence epoch */
@@ -76,7 +77,6 @@ int main(int argc, char** argv)
     EXPECT_CLASS(MPI_Accumulate(&v, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_OP_NULL, win), MPI_ERR_OP);
     EXPECT_CLASS(MPI_Accumulate(&v, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_NO_OP, win), MPI_ERR_OP);
     EXPECT_CLASS(MPI_Accumulate(&v, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_MAXLOC, win), MPI_ERR_OP);
-    float fv = 1.0f;
     EXPECT_CLASS(MPI_Accumulate(&fv, 1, MPI_FLOAT, 0, 0, 1, MPI_INT, MPI_SUM, win), MPI_ERR_TYPE);
     MPI_Op user;
     MPI_Op_create((MPI_User_function*)0x1, 1, &user);
@@ -85,6 +85,15 @@ int main(int argc, char** argv)
     double dv = 0, dr = 0;
     EXPECT_CLASS(MPI_Compare_and_swap(&dv, &dv, &dr, MPI_DOUBLE, 0, 0, win), MPI_ERR_TYPE);
     EXPECT_CLASS(MPI_Win_fence(1, win), MPI_ERR_ASSERT);
+    {
+        MPI_Datatype c2;
+        MPI_Type_contiguous(1, MPI_INT, &c2);
+        MPI_Type_commit(&c2);
+        int r = 0;
+        EXPECT_CLASS(MPI_Fetch_and_op(&v, &r, c2, 0, 0, MPI_SUM, win), MPI_ERR_TYPE);
+        EXPECT_CLASS(MPI_Get_accumulate(&v, 1, MPI_INT, &fv, 1, MPI_FLOAT, 0, 0, 1, MPI_INT, MPI_SUM, win), MPI_ERR_TYPE);
+        MPI_Type_free(&c2);
+    }
     {
         /* a target datatype of more pieces than the header holds is refused (gaps alternate 1
            and 2 ints, so no two neighbouring pieces form one strided segment with a third) */
