@@ -73,7 +73,6 @@ static_assert(sizeof(reply_head) == 8);
 // Live windows (win_valid) and the poller's queue.
 std::mutex g_windows_m;
 std::set<const window*> g_windows;
-bool g_poller = false;
 
 struct incoming {
   window* w;
@@ -591,18 +590,15 @@ errc win_create(core::comm* c, flavor fl, void* base, int64_t bytes, int64_t dis
   w->hdr_buf = static_cast<char*>(std::malloc(hdr_cap));
   {
     core::engine_guard g;
-    if (!g_poller) {
-      core::progress_add_poller(rma_poll);
-      g_poller = true;
-    }
+    core::progress_add_poller(rma_poll);  // once: it ignores a poller already registered
     post_hdr(w);
   }
   {
     std::lock_guard<std::mutex> g(g_windows_m);
     g_windows.insert(w);
   }
-  // No origin may send before every target has posted its header receive? Not needed: an early
-  // header waits in the unexpected queue of the window's private context.
+  // An origin may send before its target has posted the header receive: the header waits in the
+  // unexpected queue of the window's private context.
   *out = w;
   return errc::success;
 }

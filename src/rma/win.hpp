@@ -16,6 +16,8 @@
 // error the target finds (a range outside a dynamic window's attached memory) comes back in the
 // reply and is reported by the origin's next synchronization call.
 //
+// Puts and gets to a rank of this host may instead copy directly (window::direct, docs/rma.md).
+//
 // Locks are granted by the target's poller (a queue of waiters, exclusive versus shared). The
 // memory model is MPI_WIN_UNIFIED: the target applies every operation with the CPU to the one copy
 // of the window memory there is.
