@@ -278,16 +278,51 @@ void apply(window* w, int origin, const op_hdr& h, const seg* s, const char* dat
       std::vector<char> out(kind == op_kind::get_acc ? h.reply_bytes : 0);
       char* r = out.data();
       const char* p = data;
-      walk(t, h, s, [&](char* d, size_t n) {
-        if (kind == op_kind::get_acc) {
-          std::memcpy(r, d, n);
-          r += n;
+      const size_t psz = size_t(core::predefined_datatype(h.basic_code)->size());
+      if (psz == esz) {
+        // Packed elements have the memory layout: apply block by block.
+        walk(t, h, s, [&](char* d, size_t n) {
+          if (kind == op_kind::get_acc) {
+            std::memcpy(r, d, n);
+            r += n;
+          }
+          if (p) {
+            apply_acc(*o, k, esz, p, d, n);
+            p += n;
+          }
+        });
+      } else {
+        // A pair type with padding (DOUBLE_INT, LONG_INT, SHORT_INT, LONG_DOUBLE_INT): the packed
+        // element is {value, int} without the padding. Find each element's address in target
+        // memory (where its value starts), copy the old data out first, then apply element by
+        // element from a C-layout copy of the packed element.
+        const size_t vsz = psz - sizeof(int);
+        const size_t ioff = (vsz + sizeof(int) - 1) / sizeof(int) * sizeof(int);
+        std::vector<char*> elems;
+        uint64_t pos = 0;
+        walk(t, h, s, [&](char* d, size_t n) {
+          if (kind == op_kind::get_acc) {
+            std::memcpy(r, d, n);
+            r += n;
+          }
+          for (uint64_t e = (pos + psz - 1) / psz * psz; e < pos + n; e += psz) elems.push_back(d + (e - pos));
+          pos += n;
+        });
+        if (p && o->kind() != core::op_kind::no_op) {
+          alignas(16) char tmp[64];
+          for (size_t i = 0; i < elems.size(); ++i) {
+            std::memset(tmp, 0, sizeof tmp);
+            std::memcpy(tmp, p + i * psz, vsz);
+            std::memcpy(tmp + ioff, p + i * psz + vsz, sizeof(int));
+            if (o->kind() == core::op_kind::replace) {
+              std::memcpy(elems[i], tmp, vsz);
+              std::memcpy(elems[i] + ioff, tmp + ioff, sizeof(int));
+            } else {
+              core::op_apply(*o, k, tmp, elems[i], 1);
+            }
+          }
         }
-        if (p) {
-          apply_acc(*o, k, esz, p, d, n);
-          p += n;
-        }
-      });
+      }
       reply(w, origin, h.reply_tag, errc::success, out.data(), out.size());
       break;
     }

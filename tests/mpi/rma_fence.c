@@ -194,6 +194,57 @@ static void test_ops(void)
         for (int r = 0; r < size; ++r) if (r * 3 % 5 > bv) { bv = r * 3 % 5; bi = r; }
         CHECK(pair[0] == bv && pair[1] == bi, "maxloc: (%d, %d), expected (%d, %d)", pair[0], pair[1], bv, bi);
     }
+    CHECK_MPI(MPI_Win_fence(0, win));
+    /* MINLOC on DOUBLE_INT and SUM on doubles through a second window */
+    {
+        struct { double v; int i; } *di, mdi;
+        MPI_Win w2;
+        CHECK_MPI(MPI_Win_allocate(2 * sizeof mdi, sizeof mdi, MPI_INFO_NULL, MPI_COMM_WORLD, &di, &w2));
+        di[0].v = 1e9; di[0].i = -1; di[1].v = 0.0; di[1].i = 0;
+        CHECK_MPI(MPI_Win_fence(0, w2));
+        mdi.v = (double)((rank * 7) % 5) - 0.5; mdi.i = rank;
+        CHECK_MPI(MPI_Accumulate(&mdi, 1, MPI_DOUBLE_INT, 0, 0, 1, MPI_DOUBLE_INT, MPI_MINLOC, w2));
+        double half = 0.5;
+        CHECK_MPI(MPI_Accumulate(&half, 1, MPI_DOUBLE, 0, 1, 1, MPI_DOUBLE, MPI_SUM, w2));
+        CHECK_MPI(MPI_Win_fence(0, w2));
+        if (rank == 0) {
+            double bv = 1e9; int bi = -1;
+            for (int r = 0; r < size; ++r) { double x = (double)((r * 7) % 5) - 0.5; if (x < bv) { bv = x; bi = r; } }
+            CHECK(di[0].v == bv && di[0].i == bi, "minloc: (%g, %d), expected (%g, %d)", di[0].v, di[0].i, bv, bi);
+            CHECK(di[1].v == 0.5 * size, "double sum %g, expected %g", di[1].v, 0.5 * size);
+        }
+        /* get_accumulate MAXLOC through a derived type (2 SHORT_INT elements, 2 apart) from a
+           contiguous origin: the old values come back, then the maximum is stored */
+        CHECK_MPI(MPI_Win_free(&w2));
+        struct si { short v; int i; } *m3, o3[2], r3[2];
+        CHECK_MPI(MPI_Win_allocate(4 * sizeof(struct si), sizeof(struct si), MPI_INFO_NULL, MPI_COMM_WORLD, &m3, &w2));
+        for (int j = 0; j < 4; ++j) { m3[j].v = -100; m3[j].i = 99; }
+        MPI_Datatype v2;
+        MPI_Type_vector(2, 1, 2, MPI_SHORT_INT, &v2);
+        MPI_Type_commit(&v2);
+        CHECK_MPI(MPI_Win_fence(0, w2));
+        for (int r = 0; r < size; ++r) {
+            if (r == rank) {
+                o3[0].v = (short)(rank * 3); o3[0].i = rank;
+                o3[1].v = (short)(-rank); o3[1].i = rank;
+                CHECK_MPI(MPI_Get_accumulate(o3, 2, MPI_SHORT_INT, r3, 2, MPI_SHORT_INT, 0, 0, 1, v2, MPI_MAXLOC, w2));
+            }
+            CHECK_MPI(MPI_Win_fence(0, w2));
+        }
+        /* before this rank: max over ranks < rank */
+        short e0 = rank == 0 ? -100 : (short)((rank - 1) * 3);
+        int i0 = rank == 0 ? 99 : rank - 1;
+        CHECK(r3[0].v == e0 && r3[0].i == i0, "get_accumulate maxloc old (%d, %d), expected (%d, %d)", r3[0].v, r3[0].i, e0, i0);
+        CHECK(r3[1].v == (rank == 0 ? -100 : 0) && r3[1].i == (rank == 0 ? 99 : 0), "old[1] (%d, %d)", r3[1].v, r3[1].i);
+        if (rank == 0) {
+            CHECK(m3[0].v == (size - 1) * 3 && m3[0].i == size - 1, "maxloc[0] (%d, %d)", m3[0].v, m3[0].i);
+            CHECK(m3[2].v == 0 && m3[2].i == 0, "maxloc[2] (%d, %d)", m3[2].v, m3[2].i);
+            CHECK(m3[1].v == -100 && m3[3].v == -100, "holes changed");
+        }
+        MPI_Type_free(&v2);
+        CHECK_MPI(MPI_Win_fence(MPI_MODE_NOSUCCEED, w2));
+        CHECK_MPI(MPI_Win_free(&w2));
+    }
     /* get_accumulate: each rank adds 1 to two ints in turn; the fetched values are distinct */
     int add[2] = {1, 1}, old[2] = {-5, -5};
     for (int r = 0; r < size; ++r) {
