@@ -677,6 +677,13 @@ errc win_fence(window* w, int assert_bits) {
     if (w->locks_held > 0 || w->lock_all || w->access_epoch || w->exposure_epoch)
       return core::error_set(errc::rma_sync, "a fence cannot end a %s epoch",
                              w->access_epoch || w->exposure_epoch ? "post/start/complete/wait" : "passive-target (lock)");
+    // Operations still unanswered contradict MPI_MODE_NOPRECEDE (direct puts and gets complete
+    // in their call and cannot be seen here).
+    if ((assert_bits & 2048) && w->pending_total > 0)
+      return core::error_set(errc::rma_sync,
+                             "MPI_MODE_NOPRECEDE was asserted but %lld RMA operations of this process since the last "
+                             "fence are not complete",
+                             (long long)w->pending_total);
   }
   wait_for([w] { return w->pending_total == 0; });
   errc e;
@@ -685,7 +692,10 @@ errc win_fence(window* w, int assert_bits) {
     e = take_deferred(w);
   }
   errc b = barrier(w);
-  w->fence_epoch = (assert_bits & 16384) == 0;  // MPI_MODE_NOSUCCEED
+  {
+    core::engine_guard g;
+    w->fence_epoch = (assert_bits & 16384) == 0;  // MPI_MODE_NOSUCCEED
+  }
   return e != errc::success ? e : b;
 }
 

@@ -130,6 +130,23 @@ int main(int argc, char** argv)
         free(bl); free(dp); free(src);
         CHECK_MPI(MPI_Win_free(&big));
     }
+    /* MPI_MODE_NOPRECEDE with an operation of this epoch not complete (an accumulate: never a
+       direct copy) */
+    {
+        /* on a window of MPI_COMM_SELF: the accumulate to itself is applied only when this process
+           next polls, so it is still pending at the fence */
+        int* sm;
+        MPI_Win sw;
+        CHECK_MPI(MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_SELF, &sm, &sw));
+        CHECK_MPI(MPI_Win_set_errhandler(sw, MPI_ERRORS_RETURN));
+        *sm = 5;
+        CHECK_MPI(MPI_Win_fence(0, sw));
+        CHECK_MPI(MPI_Accumulate(&v, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, sw));
+        EXPECT_CLASS(MPI_Win_fence(MPI_MODE_NOPRECEDE, sw), MPI_ERR_RMA_SYNC);
+        CHECK_MPI(MPI_Win_fence(0, sw));
+        CHECK(*sm == 6, "accumulate after the refused fence: %d", *sm);
+        CHECK_MPI(MPI_Win_free(&sw));
+    }
     /* the window still works */
     CHECK_MPI(MPI_Put(&rank, 1, MPI_INT, 0, 1, 1, MPI_INT, win));
     CHECK_MPI(MPI_Win_fence(0, win));
