@@ -10,11 +10,22 @@ using core::errc;
 
 namespace baton::abi {
 
-errc coll_check_comm(const char* fn, MPI_Comm comm, core::comm** c) {
+errc comm_check(const char* fn, MPI_Comm comm, core::comm** c) {
   if (errc e = check_init(fn); e != errc::success) return e;
   *c = to_comm(comm);
   return *c ? errc::success : errc::comm;
 }
+
+errc check_intra(const char* fn, const core::comm* c, const char* what) {
+  if (!c->inter) return errc::success;
+  return core::error_set(errc::comm, "%s: %s is an intercommunicator (%s takes an intracommunicator only)", fn, what,
+                         fn);
+}
+
+// Every collective entry point comes through here. Intercommunicators pass: each entry point
+// applies their rules (coll_check_root, coll_check_inter_buffers), and scan, exscan and the
+// neighborhood collectives refuse them with check_intra.
+errc coll_check_comm(const char* fn, MPI_Comm comm, core::comm** c) { return comm_check(fn, comm, c); }
 
 errc coll_check_data(const void* buf, int64_t count, MPI_Datatype type, const core::datatype** t) {
   if (errc e = check_count(count); e != errc::success) return e;
@@ -40,11 +51,6 @@ errc coll_check_root(const core::comm* c, int root) {
 errc coll_check_inter_buffers(const char* fn, const void* sendbuf, const void* recvbuf) {
   if (sendbuf == MPI_IN_PLACE || recvbuf == MPI_IN_PLACE)
     return core::error_set(errc::buffer, "%s: MPI_IN_PLACE is not valid on an intercommunicator", fn);
-  return errc::success;
-}
-
-errc coll_refuse_inter(const char* fn, const core::comm* c) {
-  if (c->inter) return core::error_set(errc::comm, "%s is not defined on an intercommunicator", fn);
   return errc::success;
 }
 

@@ -10,7 +10,13 @@
 
 namespace baton::abi {
 
-// MPI is initialized and `comm` is a valid communicator (*c set).
+// MPI is initialized and `comm` is a valid communicator (*c set), intra or inter.
+errc comm_check(const char* fn, MPI_Comm comm, core::comm** c);
+// `c` is an intracommunicator: errc::comm naming `fn` and the argument (`what`) otherwise. For
+// the calls the standard defines on intracommunicators only (topology constructors, neighborhood
+// collectives, scan and exscan, MPI_Comm_create_group, ...).
+errc check_intra(const char* fn, const core::comm* c, const char* what = "the communicator");
+// comm_check for a collective operation (intra or inter; see abi_coll.cpp).
 errc coll_check_comm(const char* fn, MPI_Comm comm, core::comm** c);
 // count >= 0, a committed type (*t set), and a usable buffer (MPI_IN_PLACE passes).
 errc coll_check_data(const void* buf, int64_t count, MPI_Datatype type, const core::datatype** t);
@@ -18,9 +24,6 @@ errc coll_check_data(const void* buf, int64_t count, MPI_Datatype type, const co
 errc coll_check_root(const core::comm* c, int root);
 // Intercommunicators (MPI-4.1 6.2.2): MPI_IN_PLACE is not allowed in either buffer (errc::buffer).
 errc coll_check_inter_buffers(const char* fn, const void* sendbuf, const void* recvbuf);
-// Collectives MPI defines on intracommunicators only (scan, exscan, neighborhood collectives):
-// errc::comm on an intercommunicator.
-errc coll_refuse_inter(const char* fn, const core::comm* c);
 // On an intercommunicator, where a rooted collective's sides matter: the root (MPI_ROOT) has the
 // root's side, the root's group (MPI_PROC_NULL) none, the remote group the other side.
 enum class inter_role : uint8_t { root, idle, member };

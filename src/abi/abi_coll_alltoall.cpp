@@ -219,8 +219,9 @@ int scan_impl(const char* fn, bool exclusive, const void* sendbuf, void* recvbuf
   core::comm* c = nullptr;
   const core::datatype* t = nullptr;
   const core::op* o = nullptr;
-  if (errc e = abi::coll_check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
-  if (errc e = abi::coll_refuse_inter(fn, c); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = abi::comm_check(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
+  // Scan and exscan are defined on intracommunicators only (MPI-4.1 6.11).
+  if (errc e = abi::check_intra(fn, c); e != errc::success) return abi::raise(fn, c, e);
   if (errc e = abi::coll_check_data(sendbuf, count, type, &t); e != errc::success) return abi::raise(fn, c, e);
   if (errc e = check_recvbuf(recvbuf); e != errc::success) return abi::raise(fn, c, e);
   if (errc e = abi::coll_check_reduction(op, t, &o); e != errc::success) return abi::raise(fn, c, e);

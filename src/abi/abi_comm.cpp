@@ -1,4 +1,4 @@
-// Intracommunicators (MPI-4.1 7.4-7.6) and communicator attributes (7.7).
+// Communicators (MPI-4.1 7.4-7.6) and communicator attributes (7.7).
 //
 // Construction is collective over the parent (over the group only for MPI_Comm_create_group); the
 // core agrees the context id. Attributes: copy callbacks run at MPI_Comm_dup / dup_with_info / idup
@@ -7,8 +7,11 @@
 // callbacks are the sentinels 0 (MPI_COMM_NULL_COPY_FN / MPI_COMM_NULL_DELETE_FN) and 1
 // (MPI_COMM_DUP_FN): they are interpreted here, never called.
 //
-// Intercommunicators do not exist in Baton yet: MPI_Comm_test_inter always answers false, and
-// MPI_Comm_remote_size / MPI_Comm_remote_group refuse every communicator with MPI_ERR_COMM.
+// Intercommunicators (7.6; built in abi_intercomm.cpp and MPI_Intercomm_create_from_groups in
+// abi_session.cpp): MPI_Comm_size / rank / group give the local group, MPI_Comm_remote_size /
+// remote_group the remote one (MPI_ERR_COMM on an intracommunicator); dup, idup, split and create
+// give intercommunicators (core/intercomm.cpp); MPI_Comm_split_type and MPI_Comm_create_group
+// take intracommunicators only (MPI_ERR_COMM).
 #include <mpix.h>
 
 #include <algorithm>
@@ -16,6 +19,7 @@
 #include <cstring>
 
 #include "abi/abi.hpp"
+#include "abi/abi_coll.hpp"
 #include "coll/schedule.hpp"
 #include "abi/abi_objects.hpp"
 
@@ -271,7 +275,7 @@ extern "C" {
 int PMPI_Comm_size(MPI_Comm comm, int* size) {
   core::comm* c = abi::to_comm(comm);
   if (!c) return abi::raise("MPI_Comm_size", nullptr, errc::comm);
-  *size = c->size;
+  *size = c->local_size();
   return MPI_SUCCESS;
 }
 BATON_ALIAS(MPI_Comm_size);
@@ -295,10 +299,22 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
       *result = MPI_IDENT;
       return errc::success;
     }
-    core::group ga, gb;
-    ga.world = a->world;
-    gb.world = b->world;
-    core::cmp_result r = core::group_compare(&ga, &gb);
+    if (a->inter != b->inter) {
+      *result = MPI_UNEQUAL;
+      return errc::success;
+    }
+    // The (local) groups; for intercommunicators also the remote groups, and the weaker answer wins.
+    auto cmp = [](const std::vector<int>& x, const std::vector<int>& y) {
+      core::group gx, gy;
+      gx.world = x;
+      gy.world = y;
+      return core::group_compare(&gx, &gy);
+    };
+    core::cmp_result r = cmp(a->inter ? a->local_world : a->world, b->inter ? b->local_world : b->world);
+    if (a->inter) {
+      const core::cmp_result rr = cmp(a->world, b->world);
+      if (int(rr) > int(r)) r = rr;
+    }
     *result = r == core::cmp_result::ident ? MPI_CONGRUENT : cmp_to_mpi(r);
     return errc::success;
   });
@@ -308,26 +324,45 @@ BATON_ALIAS(MPI_Comm_compare);
 int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
   core::comm* c = abi::to_comm(comm);
   if (!c) return abi::raise("MPI_Comm_test_inter", nullptr, errc::comm);
-  *flag = 0;  // no intercommunicators yet
+  if (!flag) {
+    (void)core::error_set(errc::arg, "NULL flag pointer");
+    return abi::raise("MPI_Comm_test_inter", c, errc::arg);
+  }
+  *flag = c->inter ? 1 : 0;
   return MPI_SUCCESS;
 }
 BATON_ALIAS(MPI_Comm_test_inter);
 
-int PMPI_Comm_remote_size(MPI_Comm comm, int*) {
+// On an intracommunicator: MPI_ERR_COMM (the standard makes it erroneous).
+static errc check_inter(const char* fn, const core::comm* c) {
+  if (c->inter) return errc::success;
+  return core::error_set(errc::comm, "%s: %s is an intracommunicator (it has no remote group)", fn,
+                         c->name.empty() ? "the communicator" : c->name.c_str());
+}
+
+int PMPI_Comm_remote_size(MPI_Comm comm, int* size) {
+  const char* fn = "MPI_Comm_remote_size";
   core::comm* c = abi::to_comm(comm);
-  if (!c) return abi::raise("MPI_Comm_remote_size", nullptr, errc::comm);
-  (void)core::error_set(errc::comm, "%s is an intracommunicator (Baton has no intercommunicators yet)",
-                        c->name.empty() ? "the communicator" : c->name.c_str());
-  return abi::raise("MPI_Comm_remote_size", c, errc::comm);
+  if (!c) return abi::raise(fn, nullptr, errc::comm);
+  return call(fn, c, [&] {
+    if (errc e = check_inter(fn, c); e != errc::success) return e;
+    if (errc e = non_null(size, "size pointer"); e != errc::success) return e;
+    *size = c->size;
+    return errc::success;
+  });
 }
 BATON_ALIAS(MPI_Comm_remote_size);
 
-int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group*) {
+int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) {
+  const char* fn = "MPI_Comm_remote_group";
   core::comm* c = abi::to_comm(comm);
-  if (!c) return abi::raise("MPI_Comm_remote_group", nullptr, errc::comm);
-  (void)core::error_set(errc::comm, "%s is an intracommunicator (Baton has no intercommunicators yet)",
-                        c->name.empty() ? "the communicator" : c->name.c_str());
-  return abi::raise("MPI_Comm_remote_group", c, errc::comm);
+  if (!c) return abi::raise(fn, nullptr, errc::comm);
+  return call(fn, c, [&] {
+    if (errc e = check_inter(fn, c); e != errc::success) return e;
+    if (errc e = non_null(group, "group pointer"); e != errc::success) return e;
+    *group = abi::to_handle(core::group_make(c->world));
+    return errc::success;
+  });
 }
 BATON_ALIAS(MPI_Comm_remote_group);
 
@@ -435,6 +470,9 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
     return abi::raise(fn, c, errc::arg);
   }
   return call(fn, c, [&] {
+    // Not defined here on intercommunicators (each side's host split would have to agree with the
+    // other's on which parts pair up): refused.
+    if (errc e = abi::check_intra(fn, c); e != errc::success) return e;
     if (errc e = non_null(newcomm, "newcomm pointer"); e != errc::success) return e;
     const core::runtime& R = core::rt();
     int color = R.host_color;  // one color per host
@@ -463,9 +501,12 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
   if (!g) return abi::raise(fn, c, errc::group);
   return call(fn, c, [&] {
     if (errc e = non_null(newcomm, "newcomm pointer"); e != errc::success) return e;
+    // On an intercommunicator the group is a subset of the local group (MPI-4.1 7.4.2).
+    const std::vector<int>& mine = c->inter ? c->local_world : c->world;
     for (int w : g->world)
-      if (core::comm_rank_of_world(c, w) < 0)
-        return core::error_set(errc::group, "the group names world rank %d, which is not in the communicator", w);
+      if (std::find(mine.begin(), mine.end(), w) == mine.end())
+        return core::error_set(errc::group, "the group names world rank %d, which is not in the communicator%s", w,
+                               c->inter ? "'s local group" : "");
     core::comm* n = nullptr;
     if (errc e = core::comm_create(c, g->world, &n); e != errc::success) return e;
     *newcomm = abi::to_handle(n);
@@ -481,6 +522,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* ne
   core::group* g = abi::to_group(group);
   if (!g) return abi::raise(fn, c, errc::group);
   return call(fn, c, [&] {
+    if (errc e = abi::check_intra(fn, c); e != errc::success) return e;
     if (errc e = non_null(newcomm, "newcomm pointer"); e != errc::success) return e;
     if (errc e = abi::check_send_tag(tag); e != errc::success) return e;
     for (int w : g->world)

@@ -19,8 +19,8 @@ using coll::coll_kind;
 // A communicator with a topology (*c and *t set); MPI_IN_PLACE is refused on both sides.
 errc check_comm_topo(const char* fn, MPI_Comm comm, const void* sendbuf, const void* recvbuf, core::comm** c,
                      const core::topology** t) {
-  if (errc e = abi::coll_check_comm(fn, comm, c); e != errc::success) return e;
-  if (errc e = abi::coll_refuse_inter(fn, *c); e != errc::success) return e;
+  if (errc e = abi::comm_check(fn, comm, c); e != errc::success) return e;
+  if (errc e = abi::check_intra(fn, *c); e != errc::success) return e;
   *t = core::topo_of(*c);
   if (!*t) return core::error_set(errc::topology, "the communicator has no process topology");
   if (sendbuf == MPI_IN_PLACE || recvbuf == MPI_IN_PLACE)

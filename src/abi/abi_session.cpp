@@ -379,6 +379,81 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info
 }
 BATON_ALIAS(MPI_Comm_create_from_group);
 
+// MPI_Intercomm_create_from_groups (MPI-4.1 7.6.2): collective over both groups, with no parent
+// communicator; as MPI_Comm_create_from_group, errors go to the handler passed in and the bridge
+// (core/intercomm.cpp) is agreed over core::rt().processes. The agreement's tag comes from the
+// string tag (with another seed than MPI_Comm_create_from_group's, so the two seldom meet), the key
+// from the string tag and both groups (the core adds the bridge's member order): every member of
+// both groups must pass the same string tag and the same two groups (swapped on the other side).
+int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group,
+                                      int remote_leader, const char* stringtag, MPI_Info info,
+                                      MPI_Errhandler errhandler, MPI_Comm* newintercomm) {
+  const char* fn = "MPI_Intercomm_create_from_groups";
+  core::errhandler* eh = abi::to_errhandler(errhandler);
+  if (!eh) {
+    (void)core::error_set(errc::errhandler, "invalid error handler");
+    return abi::raise(fn, nullptr, errc::errhandler);
+  }
+  if (eh->for_session) {
+    (void)core::error_set(errc::errhandler,
+                          "the error handler was made by MPI_Session_create_errhandler: the new communicator needs "
+                          "one made by MPI_Comm_create_errhandler (or a predefined one)");
+    return abi::raise(fn, nullptr, errc::errhandler);
+  }
+  auto fail = [&](errc e) { return abi::raise_with(fn, eh, MPI_COMM_NULL, e); };
+  if (errc e = abi::check_init(fn); e != errc::success) return fail(e);
+  core::group* lg = abi::to_group(local_group);
+  if (!lg) return fail(errc::group);
+  core::group* rg = abi::to_group(remote_group);
+  if (!rg) return fail(errc::group);
+  if (errc e = non_null(newintercomm, "newintercomm pointer"); e != errc::success) return fail(e);
+  if (errc e = non_null(stringtag, "stringtag"); e != errc::success) return fail(e);
+  const size_t taglen = std::strlen(stringtag);
+  if (taglen >= MPI_MAX_STRINGTAG_LEN) {
+    (void)core::error_set(errc::arg, "stringtag has %zu characters: at most %d are allowed", taglen,
+                          MPI_MAX_STRINGTAG_LEN - 1);
+    return fail(errc::arg);
+  }
+  const core::info* in = nullptr;
+  if (errc e = info_arg(info, &in); e != errc::success) return fail(e);
+  if (lg->rank < 0) {
+    (void)core::error_set(errc::group, "the calling process (world rank %d) is not a member of local_group",
+                          core::rt().world_rank);
+    return fail(errc::group);
+  }
+  if (rg->size() == 0) {
+    (void)core::error_set(errc::group, "remote_group is empty");
+    return fail(errc::group);
+  }
+  if (local_leader < 0 || local_leader >= lg->size()) {
+    (void)core::error_set(errc::rank, "local_leader %d is not a rank of local_group (size %d)", local_leader,
+                          lg->size());
+    return fail(errc::rank);
+  }
+  if (remote_leader < 0 || remote_leader >= rg->size()) {
+    (void)core::error_set(errc::rank, "remote_leader %d is not a rank of remote_group (size %d)", remote_leader,
+                          rg->size());
+    return fail(errc::rank);
+  }
+  const int tag = int(fnv1a(stringtag, taglen, fnv_offset ^ 0x1c7e5c0ull) & 0x3fffffffu);
+  const uint64_t key = fnv1a(stringtag, taglen + 1, fnv_offset ^ 0x1c7e5c1ull);
+  core::comm* n = nullptr;
+  errc e;
+  try {
+    e = core::intercomm_create_from_groups(lg->world, local_leader, rg->world, remote_leader, tag, key, &n);
+    if (e == errc::success && in) n->hints = in->entries;
+  } catch (const std::bad_alloc&) {
+    e = core::error_set(errc::no_mem, "out of memory");
+  }
+  if (e != errc::success) return fail(e);
+  n->eh->release();
+  eh->retain();
+  n->eh = eh;
+  *newintercomm = abi::to_handle(n);
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Intercomm_create_from_groups);
+
 // ---- error handlers ----
 
 int PMPI_Session_create_errhandler(MPI_Session_errhandler_function* fnp, MPI_Errhandler* errhandler) {

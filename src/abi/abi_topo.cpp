@@ -23,7 +23,7 @@ errc non_null(const void* p, const char* what) {
 // A valid communicator (*c set) with a topology of kind k (any kind when k is null).
 errc check_topo(const char* fn, MPI_Comm comm, core::comm** c, const core::topology** t,
                 const core::topo_kind* k) {
-  if (errc e = abi::coll_check_comm(fn, comm, c); e != errc::success) return e;
+  if (errc e = abi::comm_check(fn, comm, c); e != errc::success) return e;
   *t = core::topo_of(*c);
   static const char* const names[] = {"a Cartesian", "a graph", "a distributed graph"};
   if (k && (!*t || (*t)->kind != *k))
@@ -85,7 +85,8 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
                      MPI_Comm* comm_cart) {
   const char* fn = "MPI_Cart_create";
   core::comm* c = nullptr;
-  if (errc e = abi::coll_check_comm(fn, comm_old, &c); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = abi::comm_check(fn, comm_old, &c); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = abi::check_intra(fn, c, "comm_old"); e != errc::success) return abi::raise(fn, c, e);
   return call(fn, c, [&] {
     return new_comm(comm_cart, "comm_cart", [&](core::comm** n) { return core::cart_create(c, ndims, dims, periods, n); });
   });
@@ -188,7 +189,8 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
 int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int* newrank) {
   const char* fn = "MPI_Cart_map";
   core::comm* c = nullptr;
-  if (errc e = abi::coll_check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = abi::comm_check(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = abi::check_intra(fn, c, "comm"); e != errc::success) return abi::raise(fn, c, e);
   (void)periods;
   errc e = errc::success;
   int64_t n = 1;
@@ -210,7 +212,8 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int indx[], const int
                       MPI_Comm* comm_graph) {
   const char* fn = "MPI_Graph_create";
   core::comm* c = nullptr;
-  if (errc e = abi::coll_check_comm(fn, comm_old, &c); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = abi::comm_check(fn, comm_old, &c); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = abi::check_intra(fn, c, "comm_old"); e != errc::success) return abi::raise(fn, c, e);
   return call(fn, c, [&] {
     return new_comm(comm_graph, "comm_graph", [&](core::comm** n) { return core::graph_create(c, nnodes, indx, edges, n); });
   });
@@ -288,7 +291,8 @@ int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbor
 int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int indx[], const int edges[], int* newrank) {
   const char* fn = "MPI_Graph_map";
   core::comm* c = nullptr;
-  if (errc e = abi::coll_check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = abi::comm_check(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = abi::check_intra(fn, c, "comm"); e != errc::success) return abi::raise(fn, c, e);
   (void)edges;
   errc e = errc::success;
   if (nnodes < 1 || nnodes > c->size)
@@ -305,7 +309,8 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
                                     int /*reorder*/, MPI_Comm* comm_dist_graph) {
   const char* fn = "MPI_Dist_graph_create_adjacent";
   core::comm* c = nullptr;
-  if (errc e = abi::coll_check_comm(fn, comm_old, &c); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = abi::comm_check(fn, comm_old, &c); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = abi::check_intra(fn, c, "comm_old"); e != errc::success) return abi::raise(fn, c, e);
   return call(fn, c, [&] { return new_comm(comm_dist_graph, "comm_dist_graph", [&](core::comm** n) -> errc {
     if (errc e = check_info(info); e != errc::success) return e;
     const bool s_unw = sourceweights == MPI_UNWEIGHTED, d_unw = destweights == MPI_UNWEIGHTED;
@@ -329,7 +334,8 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
                            MPI_Comm* comm_dist_graph) {
   const char* fn = "MPI_Dist_graph_create";
   core::comm* c = nullptr;
-  if (errc e = abi::coll_check_comm(fn, comm_old, &c); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = abi::comm_check(fn, comm_old, &c); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = abi::check_intra(fn, c, "comm_old"); e != errc::success) return abi::raise(fn, c, e);
   return call(fn, c, [&] { return new_comm(comm_dist_graph, "comm_dist_graph", [&](core::comm** nc) -> errc {
     if (errc e = check_info(info); e != errc::success) return e;
     int64_t nedges = 0;

@@ -13,10 +13,12 @@ namespace baton::core {
 namespace {
 const datatype* byte_type() { return predefined_datatype(0x247); }
 
+}  // namespace
+
 // Internal collectives over point-to-point on the communicator's collective context. Every
 // collective operation on a communicator (these included) consumes one sequence number; these use
 // the blocking collectives' tag for it, so they never match any other collective.
-int next_tag(comm* c) { return coll::make_tag_prefix(c->coll_seq++, false); }
+int comm_next_tag(comm* c) { return coll::make_tag_prefix(c->coll_seq++, false); }
 
 struct coll_view {
   comm shadow;
@@ -89,6 +91,8 @@ errc allgather_among(comm* c, const std::vector<int>& members, int me, int tag, 
   return bcast_among(c, members, me, tag, out, bytes * members.size());
 }
 
+namespace {
+
 std::vector<int> all_ranks(const comm* c) {
   std::vector<int> m(size_t(c->size));
   for (int r = 0; r < c->size; ++r) m[size_t(r)] = r;
@@ -96,7 +100,7 @@ std::vector<int> all_ranks(const comm* c) {
 }
 
 errc allgather_bytes(comm* c, const void* in, size_t bytes, void* out) {
-  return allgather_among(c, all_ranks(c), c->rank, next_tag(c), in, bytes, out);
+  return allgather_among(c, all_ranks(c), c->rank, comm_next_tag(c), in, bytes, out);
 }
 
 comm* comm_make(comm* parent, uint32_t ctx, std::vector<int> world) {
@@ -135,7 +139,11 @@ void comm::release() {
   if (predefined) return;
   if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
     if (coll_shm_free) coll_shm_free(this);
-    context_release(ctx);
+    if (inter) {
+      if (bridge) bridge->release();  // the bridge owns the context
+    } else {
+      context_release(ctx);
+    }
     if (eh) eh->release();
     delete this;
   }
@@ -148,6 +156,7 @@ int comm_rank_of_world(const comm* c, int w) {
 }
 
 errc comm_create(comm* parent, const std::vector<int>& members, comm** out) {
+  if (parent->inter) return intercomm_create_sub(parent, members, out);
   uint32_t ctx = 0;
   if (errc e = comm_agree_context(parent, &ctx); e != errc::success) return e;
   // Disjoint groups may share the context: no process belongs to two of them.
@@ -207,6 +216,7 @@ errc comm_create_from_group(const std::vector<int>& members, int tag, uint64_t k
 }
 
 errc comm_dup(comm* parent, comm** out) {
+  if (parent->inter) return intercomm_dup(parent, out);
   uint32_t ctx = 0;
   if (errc e = comm_agree_context(parent, &ctx); e != errc::success) return e;
   comm* c = new comm;
@@ -222,6 +232,7 @@ errc comm_dup(comm* parent, comm** out) {
 }
 
 errc comm_split(comm* parent, int color, int key, comm** out) {
+  if (parent->inter) return intercomm_split(parent, color, key, out);
   struct entry {
     int color, key, rank;
   };

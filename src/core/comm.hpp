@@ -87,6 +87,8 @@ class comm {
 
 // Builds a communicator over the given world ranks with a context agreed by the parent's members.
 // Collective over `parent`; `members` is this rank's new group (empty: this rank gets no comm).
+// comm_dup, comm_split, comm_create and the idup pair also take an intercommunicator parent (see
+// intercomm_dup and the others below).
 [[nodiscard]] errc comm_dup(comm* parent, comm** out);
 [[nodiscard]] errc comm_split(comm* parent, int color, int key, comm** out);
 [[nodiscard]] errc comm_free(comm* c);
@@ -108,6 +110,49 @@ constexpr int create_group_tag(int tag) { return -0x40000000 - int(uint32_t(tag)
 [[nodiscard]] errc comm_create_from_group(const std::vector<int>& members, int tag, uint64_t key, comm** out);
 // Rank in `c` of world rank `w`, -1 if not a member.
 int comm_rank_of_world(const comm* c, int w);
+
+// Internal blocking collectives over a subset of an intracommunicator, as point-to-point on its
+// collective context (comm.cpp). `members` are ranks of `c` (every member passes the same list),
+// `me` this rank's index in it; the first member is the root. comm_next_tag consumes one collective
+// sequence number of `c` (every member of `c` must call it identically) and gives its tag.
+int comm_next_tag(comm* c);
+// Waits for a request of the p2p engine made by these helpers, frees it, and gives its error.
+[[nodiscard]] errc wait_free(request* r);
+[[nodiscard]] errc gather_among(comm* c, const std::vector<int>& members, int me, int tag, const void* in,
+                                size_t bytes, void* out);
+[[nodiscard]] errc bcast_among(comm* c, const std::vector<int>& members, int me, int tag, void* buf, size_t bytes);
+[[nodiscard]] errc allgather_among(comm* c, const std::vector<int>& members, int me, int tag, const void* in,
+                                   size_t bytes, void* out);
+
+// Intercommunicators (intercomm.cpp). The bridge of an intercommunicator puts first the group whose
+// leader has the lower world rank (Intercomm_create, Intercomm_create_from_groups); communicators
+// derived from an intercommunicator (dup, idup, split, create) keep their parent's bridge order.
+// The intercommunicator's point-to-point context is its bridge's (c->ctx == bridge->ctx): the
+// bridge's own point-to-point is never used, and its collective context (ctx + 1) carries the
+// intercommunicator's collectives and the internal agreements of dup/split/merge.
+// MPI_Intercomm_create: collective over `local` (an intracommunicator); only the local leader
+// uses `peer`, `remote_leader` and `tag` (its exchange with the remote leader runs over `peer`'s
+// point-to-point context with `tag`, as the standard says). `leader_error` is the local leader's
+// verdict on its own arguments: when it is not success, the leader skips the exchange and every
+// member of `local` fails with it.
+[[nodiscard]] errc intercomm_create(comm* local, int local_leader, comm* peer, int remote_leader, int tag,
+                                    errc leader_error, comm** out);
+// MPI_Intercomm_create_from_groups: `local` / `remote` are world ranks (disjoint, the caller in
+// `local`); `tag` and `key` derived from the string tag as for comm_create_from_group.
+[[nodiscard]] errc intercomm_create_from_groups(const std::vector<int>& local, int local_leader,
+                                                const std::vector<int>& remote, int remote_leader, int tag,
+                                                uint64_t key, comm** out);
+// MPI_Intercomm_merge: collective over both groups of `ic`.
+[[nodiscard]] errc intercomm_merge(comm* ic, bool high, comm** out);
+// What comm_dup, comm_split, comm_create and comm_idup_prepare do when their parent is an
+// intercommunicator (they call these): the result is an intercommunicator (nullptr where the
+// standard gives MPI_COMM_NULL). intercomm_create_sub takes this side's group (world ranks, a
+// subset of the local group); it is a split with color 0 for the group's members, keyed by their
+// position in it.
+[[nodiscard]] errc intercomm_dup(comm* ic, comm** out);
+[[nodiscard]] errc intercomm_split(comm* ic, int color, int key, comm** out);
+[[nodiscard]] errc intercomm_create_sub(comm* ic, const std::vector<int>& members, comm** out);
+comm* intercomm_idup_prepare(comm* ic);
 
 // MPI_Comm_idup in two steps: comm_idup_prepare makes the new communicator (its ctx is
 // context_none: unusable until the request completes), the caller copies attributes and hints onto

@@ -312,6 +312,7 @@ const request_ops idup_request_ops{idup_refuse_free, idup_refuse_cancel, nullptr
 struct idup_state {
   comm* newcomm;
   request* user;
+  comm* inter;  // the new intercommunicator whose bridge newcomm is (nullptr for an intracommunicator)
 };
 
 void idup_done(context_agreement* a) {
@@ -320,6 +321,10 @@ void idup_done(context_agreement* a) {
   u->status = req_status{};
   u->status.error = a->error;
   if (a->error == errc::success) st->newcomm->ctx = a->ctx;
+  if (st->inter) {
+    if (a->error == errc::success) st->inter->ctx = a->ctx;
+    st->inter->release();
+  }
   st->newcomm->release();
   delete st;
   delete a;
@@ -374,6 +379,7 @@ errc comm_agree_context(comm* parent, uint32_t* ctx) {
 }
 
 comm* comm_idup_prepare(comm* parent) {
+  if (parent->inter) return intercomm_idup_prepare(parent);
   comm* c = new comm;
   c->ctx = context_none;
   c->rank = parent->rank;
@@ -390,8 +396,17 @@ errc comm_idup(comm* parent, comm* c, request** req) {
   u->ops = &idup_request_ops;
   u->c = nullptr;
   u->active = true;
+  // An intercommunicator: the agreement runs over the bridge, for the new bridge; the new
+  // intercommunicator gets the same context (see comm.hpp).
+  comm* inter = nullptr;
+  if (parent->inter) {
+    inter = c;
+    inter->retain();
+    parent = parent->bridge;
+    c = c->bridge;
+  }
   c->retain();  // until the context is set
-  auto* st = new idup_state{c, u};
+  auto* st = new idup_state{c, u, inter};
   std::vector<int> all(size_t(parent->size));
   for (int r = 0; r < parent->size; ++r) all[size_t(r)] = r;
   const int tag = coll::make_tag_prefix(parent->coll_seq++, true);
