@@ -480,6 +480,42 @@ static void test_large_count(void)
     free(s);
 }
 
+/* ---- larger messages (past the eager limit) and a duplicated intercommunicator ---- */
+static void test_large(void)
+{
+    const int n = 1 << 17; /* 512 KiB of ints */
+    int* buf = malloc(sizeof(int) * (size_t)n);
+    int* out = malloc(sizeof(int) * (size_t)n);
+    const int root = root_arg(0, 1);
+    for (int k = 0; k < n; ++k) buf[k] = root == MPI_ROOT ? k ^ 0x5a5a : -1;
+    CHECK_MPI(MPI_Bcast(buf, n, MPI_INT, root, inter));
+    int bad = 0;
+    for (int k = 0; k < n; ++k) bad += buf[k] != (root == MPI_PROC_NULL ? -1 : k ^ 0x5a5a);
+    CHECK(bad == 0, "large bcast: %d elements wrong", bad);
+    for (int k = 0; k < n; ++k) buf[k] = k + lrank;
+    MPI_Comm dup;
+    CHECK_MPI(MPI_Comm_dup(inter, &dup));
+    MPI_Request req;
+    CHECK_MPI(MPI_Iallreduce(buf, out, n, MPI_INT, MPI_SUM, dup, &req));
+    CHECK_MPI(MPI_Barrier(inter));
+    CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    bad = 0;
+    for (int k = 0; k < n; ++k) bad += out[k] != rsize * k + rsize * (rsize - 1) / 2;
+    CHECK(bad == 0, "large allreduce on a duplicate: %d elements wrong", bad);
+    /* alltoall with blocks of n / 16 ints */
+    const int blk = n / 16;
+    for (int j = 0; j < rsize; ++j)
+        for (int k = 0; k < blk; ++k) buf[j * blk + k] = a2a_val(color, lrank, j, k % 5, 0);
+    CHECK_MPI(MPI_Alltoall(buf, blk, MPI_INT, out, blk, MPI_INT, dup));
+    bad = 0;
+    for (int j = 0; j < rsize; ++j)
+        for (int k = 0; k < blk; ++k) bad += out[j * blk + k] != a2a_val(1 - color, j, lrank, k % 5, 0);
+    CHECK(bad == 0, "large alltoall: %d elements wrong", bad);
+    CHECK_MPI(MPI_Comm_free(&dup));
+    free(buf);
+    free(out);
+}
+
 /* ---- errors (MPI_ERRORS_RETURN): bad roots, MPI_IN_PLACE, scan/exscan; the library keeps working ---- */
 static void expect_class(int rc, int cls, const char* what)
 {
@@ -569,6 +605,7 @@ int main(int argc, char** argv)
     }
     test_outstanding();
     test_large_count();
+    test_large();
     test_errors();
 
     CHECK_MPI(MPI_Op_free(&mat_op));
