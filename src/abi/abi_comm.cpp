@@ -10,8 +10,9 @@
 // Intercommunicators (7.6; built in abi_intercomm.cpp and MPI_Intercomm_create_from_groups in
 // abi_session.cpp): MPI_Comm_size / rank / group give the local group, MPI_Comm_remote_size /
 // remote_group the remote one (MPI_ERR_COMM on an intracommunicator); dup, idup, split and create
-// give intercommunicators (core/intercomm.cpp); MPI_Comm_split_type and MPI_Comm_create_group
-// take intracommunicators only (MPI_ERR_COMM).
+// give intercommunicators (core/intercomm.cpp); MPI_Comm_split_type on an intercommunicator is
+// MPI_Comm_split with the type's color (each host's local part paired with the same host's remote
+// part); MPI_Comm_create_group takes intracommunicators only (MPI_ERR_COMM).
 #include <mpix.h>
 
 #include <algorithm>
@@ -455,6 +456,9 @@ BATON_ALIAS(MPI_Comm_split);
 //  - MPI_COMM_TYPE_HW_UNGUIDED: the host's ranks when that is strictly smaller than comm, else
 //    MPI_COMM_NULL (no finer hardware level is known);
 //  - MPI_COMM_TYPE_RESOURCE_GUIDED: MPI_COMM_NULL (no process-set resources are known).
+// On an intercommunicator the color goes to the intercommunicator split: the result pairs this
+// host's part of the local group with the same host's part of the remote group (MPI_COMM_NULL
+// when that is empty).
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
   const char* fn = "MPI_Comm_split_type";
   core::comm* c = abi::to_comm(comm);
@@ -470,9 +474,6 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
     return abi::raise(fn, c, errc::arg);
   }
   return call(fn, c, [&] {
-    // Not defined here on intercommunicators (each side's host split would have to agree with the
-    // other's on which parts pair up): refused.
-    if (errc e = abi::check_intra(fn, c); e != errc::success) return e;
     if (errc e = non_null(newcomm, "newcomm pointer"); e != errc::success) return e;
     const core::runtime& R = core::rt();
     int color = R.host_color;  // one color per host
@@ -483,8 +484,9 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
     }
     core::comm* n = nullptr;
     if (errc e = core::comm_split(c, color, key, &n); e != errc::success) return e;
-    if (n && split_type == MPI_COMM_TYPE_HW_UNGUIDED && n->size == c->size) {
-      n->release();  // every member sees the same size, so all drop it together
+    // On an intercommunicator both groups must drop it together: they compare both sizes.
+    if (n && split_type == MPI_COMM_TYPE_HW_UNGUIDED && n->size == c->size && n->local_size() == c->local_size()) {
+      n->release();  // every member sees the same sizes, so all drop it together
       n = nullptr;
     }
     *newcomm = abi::to_handle(n);

@@ -36,9 +36,8 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
         leader_error = core::error_set(errc::rank, "remote_leader %d is not a rank of peer_comm (size %d)",
                                        remote_leader, peer->size);
       } else if (!peer->inter && remote_leader == peer->rank) {
-        leader_error = core::error_set(errc::rank,
-                                       "remote_leader %d is the local leader itself (its rank in peer_comm)",
-                                       remote_leader);
+        leader_error = core::error_set(
+            errc::rank, "remote_leader %d is the local leader itself (its rank in peer_comm)", remote_leader);
       } else {
         leader_error = abi::check_send_tag(tag);
       }

@@ -21,7 +21,9 @@ namespace baton::core {
 
 namespace {
 
-const datatype* byte_type() { return predefined_datatype(0x247); }
+const datatype* byte_type() {
+  return predefined_datatype(0x247);
+}
 
 constexpr int undefined = -32766;  // MPI_UNDEFINED
 
@@ -74,7 +76,9 @@ comm* inter_from_bridge(comm* bridge, int first, errhandler* eh) {
 }
 
 // Size of the group that comes first in ic's bridge.
-int first_size(const comm* ic) { return ic->bridge_local == 0 ? ic->local_size() : ic->size; }
+int first_size(const comm* ic) {
+  return ic->bridge_local == 0 ? ic->local_size() : ic->size;
+}
 
 std::vector<int> iota_ranks(int n) {
   std::vector<int> v(static_cast<size_t>(n));
@@ -138,17 +142,16 @@ errc leader_exchange(comm* local, int leader, comm* peer, int remote_leader, int
 
 // What the local leader broadcasts to its group.
 struct leader_news {
-  int32_t error;         // an error class, 0 for success
+  int32_t error;  // an error class, 0 for success
   int32_t remote_size;
   int32_t remote_leader;  // index of the remote leader in the remote group
   int32_t tag;
-  char message[192];      // the leader's error message
+  char message[192];  // the leader's error message
 };
 
 }  // namespace
 
-errc intercomm_create(comm* local, int leader, comm* peer, int remote_leader, int tag, errc leader_error,
-                      comm** out) {
+errc intercomm_create(comm* local, int leader, comm* peer, int remote_leader, int tag, errc leader_error, comm** out) {
   *out = nullptr;
   const bool am_leader = local->rank == leader;
   leader_news news{};
@@ -216,8 +219,7 @@ errc intercomm_merge(comm* ic, bool high, comm** out) {
   const int n = b->size;
   const uint8_t mine = high ? 1 : 0;
   std::vector<uint8_t> flags(static_cast<size_t>(n));
-  if (errc e = allgather_among(b, iota_ranks(n), b->rank, comm_next_tag(b), &mine, 1, flags.data());
-      e != errc::success)
+  if (errc e = allgather_among(b, iota_ranks(n), b->rank, comm_next_tag(b), &mine, 1, flags.data()); e != errc::success)
     return e;
   const int first = first_size(ic);
   for (int i = 0; i < n; ++i) {

@@ -5,3 +5,7 @@
 add_mpi_test(NAME intercomm_basic SOURCES intercomm_basic.c NP 2 3 4 5 8 TIMEOUT 60 LABELS comm)
 add_mpi_test(NAME intercomm_errors SOURCES intercomm_errors.c NP 2 3 4 5 8 TIMEOUT 60 LABELS comm)
 add_mpi_test(NAME intercomm_nested SOURCES intercomm_nested.c NP 2 3 4 5 8 TIMEOUT 60 LABELS comm)
+# MPI_THREAD_MULTIPLE: 4 threads per rank build, use, dup, merge and free intercommunicators between
+# the same two groups at the same time
+add_mpi_test(NAME intercomm_threads SOURCES intercomm_threads.c NP 2 4 5 TIMEOUT 120 LABELS comm threads)
+target_link_libraries(mpitest_intercomm_threads PRIVATE Threads::Threads)

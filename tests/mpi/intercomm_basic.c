@@ -3,7 +3,7 @@
  * (world ranks divisible by 3 against the others); the queries (size, rank, group, remote size and
  * group, test_inter, compare); point-to-point both ways (ANY_SOURCE / ANY_TAG and statuses,
  * PROC_NULL, Sendrecv, Ssend, probes, matched probes, persistent requests, partitioned); dup,
- * idup, split, create (with MPI_COMM_NULL where a side is empty), attributes and names on an
+ * idup, split, split_type, create (with MPI_COMM_NULL where a side is empty), attributes and names on an
  * intercommunicator; MPI_Intercomm_merge with high both ways and equal; create_from_groups; free. */
 #include <stdlib.h>
 #include <string.h>
@@ -319,6 +319,23 @@ int main(int argc, char** argv)
                 CHECK_MPI(MPI_Comm_free(&sp));
             }
         }
+        /* split_type: every rank of a test run shares one host, so SHARED gives the same groups
+         * (ordered by key = -local rank), HW_UNGUIDED nothing smaller (MPI_COMM_NULL) */
+        MPI_Comm sh;
+        CHECK_MPI(MPI_Comm_split_type(ic, MPI_COMM_TYPE_SHARED, -myrank, MPI_INFO_NULL, &sh));
+        {
+            int rm[64], ro[64];
+            for (int i = 0; i < nmine; ++i) rm[i] = mine[nmine - 1 - i];
+            for (int i = 0; i < nother; ++i) ro[i] = other[nother - 1 - i];
+            CHECK(sh != MPI_COMM_NULL, "split_type SHARED gave MPI_COMM_NULL");
+            if (sh != MPI_COMM_NULL) {
+                check_groups(sh, rm, nmine, ro, nother, "split_type");
+                exchange(sh, rm, nmine, ro, nother, 450, "split_type");
+                CHECK_MPI(MPI_Comm_free(&sh));
+            }
+        }
+        CHECK_MPI(MPI_Comm_split_type(ic, MPI_COMM_TYPE_HW_UNGUIDED, 0, MPI_INFO_NULL, &sh));
+        CHECK(sh == MPI_COMM_NULL, "split_type HW_UNGUIDED gave a communicator");
         MPI_Comm spu;
         CHECK_MPI(MPI_Comm_split(ic, MPI_UNDEFINED, 0, &spu));
         CHECK(spu == MPI_COMM_NULL, "split with MPI_UNDEFINED gave a communicator");
