@@ -555,6 +555,23 @@ static void test_errors(void)
     expect_class(MPI_Scan_init(buf, out, 1, MPI_INT, MPI_SUM, inter, MPI_INFO_NULL, &req), MPI_ERR_COMM,
                  "scan_init on an intercommunicator");
     still_works("scan refusals");
+    /* A persistent operation's info may name only an intercommunicator algorithm here. */
+    MPI_Info info;
+    CHECK_MPI(MPI_Info_create(&info));
+    CHECK_MPI(MPI_Info_set(info, "baton_algorithm", "binomial"));
+    req = MPI_REQUEST_NULL;
+    expect_class(MPI_Bcast_init(buf, 1, MPI_INT, root_arg(1, 0), inter, info, &req), MPI_ERR_INFO_VALUE,
+                 "bcast_init naming an intracommunicator algorithm");
+    CHECK(req == MPI_REQUEST_NULL, "a refused init set the request");
+    still_works("an intracommunicator algorithm named in info");
+    CHECK_MPI(MPI_Info_set(info, "baton_algorithm", "inter_binomial"));
+    buf[0] = color == 1 && lrank == 0 ? 31 : -1;
+    CHECK_MPI(MPI_Bcast_init(buf, 1, MPI_INT, root_arg(1, 0), inter, info, &req));
+    CHECK_MPI(MPI_Start(&req));
+    CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    CHECK(buf[0] == (color == 0 || lrank == 0 ? 31 : -1), "bcast_init with inter_binomial: %d", buf[0]);
+    CHECK_MPI(MPI_Request_free(&req));
+    CHECK_MPI(MPI_Info_free(&info));
 }
 
 int main(int argc, char** argv)
