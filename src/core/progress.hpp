@@ -125,7 +125,8 @@ inline uint64_t progress_now_ns() {
 }
 
 // Waits until done() holds, driving progress. Expects the engine lock held (guard) and releases
-// it while yielding or sleeping.
+// it while yielding or sleeping. Returns as soon as done() has returned true once: it is never
+// called again after that (callers pass steps whose work happens inside the test).
 template <class Done>
 void progress_wait(engine_guard& guard, Done done) {
   const bool thread = progress_thread_active();
@@ -176,8 +177,14 @@ void progress_wait(engine_guard& guard, Done done) {
       continue;
     }
     uint32_t token = progress_arm();
-    bool late = progress_poll() || done();
-    if (!late) {
+    // done() may have side effects (a collective's shared-memory step does its work in it and
+    // then tells its peers it is finished), so once it has held it must not be called again.
+    const bool moved_late = progress_poll();
+    if (!moved_late && done()) {
+      progress_disarm();
+      return;
+    }
+    if (!moved_late) {
       guard.unlock();
       // Asleep, this thread drives nothing: the progress thread may poll meanwhile.
       if (thread) progress_waiters().fetch_sub(1, std::memory_order_seq_cst);

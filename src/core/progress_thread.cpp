@@ -45,6 +45,7 @@ bool g_no_spare_core = false;
 // pt_running: polling (awake); pt_doorbell: asleep on the doorbell.
 enum : int { pt_running = 0, pt_doorbell = 1 };
 std::atomic<int> g_state{pt_running};
+std::atomic<int> g_started{-1};  // -1 until progress_thread_start has set the thread up; then 1 with SCHED_IDLE
 constexpr long safety_sleep_ns = 50000000;  // 50 ms: the futex timeouts are only a safety net
 
 // The engine lock, for the progress thread: taken only when free and nobody else wants it
@@ -74,11 +75,9 @@ void pin_to(int cpu) {
 
 // The thread holds the engine lock only for single polls; it checks for waiting application
 // threads before each, without the lock.
-void loop(int cpu) {
-  pthread_setname_np(pthread_self(), "baton-progress");
-  sched_param sp{};
-  const bool idle_policy = pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp) == 0;
-  if (cpu >= 0) pin_to(cpu);
+// The starting thread has set its policy and core (progress_thread_start): under load a thread at
+// SCHED_IDLE may not run for a long time, so it must not be left to set them itself.
+void loop(int cpu, bool idle_policy) {
   // Between polls: a few pause instructions at SCHED_IDLE (the kernel preempts this thread for
   // anything else that wants the core), a yield otherwise. Also a yield while an application
   // thread waits in MPI, and every 64th time: a thread that yields its core (a waiting rank, an
@@ -169,7 +168,26 @@ void progress_thread_start() {
     cpu = sched_getcpu();
     progress_app_cpu().store(cpu, std::memory_order_relaxed);
   }
-  g_thread = new std::thread(loop, cpu);
+  // The thread waits for its policy, core and name, set here, before it starts its loop: they are
+  // in place when MPI_Init returns, even on a loaded host where a SCHED_IDLE thread may not get a
+  // core for a long time (a check of its affinity after 20 collectives once found it unset).
+  g_started.store(-1, std::memory_order_relaxed);
+  g_thread = new std::thread([cpu] {
+    int idle;
+    while ((idle = g_started.load(std::memory_order_acquire)) < 0) sched_yield();
+    loop(cpu, idle != 0);
+  });
+  const pthread_t h = g_thread->native_handle();
+  pthread_setname_np(h, "baton-progress");
+  sched_param sp{};
+  const bool idle_policy = pthread_setschedparam(h, SCHED_IDLE, &sp) == 0;
+  if (cpu >= 0) {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    (void)pthread_setaffinity_np(h, sizeof one, &one);
+  }
+  g_started.store(idle_policy ? 1 : 0, std::memory_order_release);
 }
 
 void progress_thread_stop() {

@@ -227,7 +227,7 @@ static void reduction(enum kind k, int64_t n, int root, int in_place, int nonblo
     }
   }
   if (receives) {
-    int64_t bad = 0, first = -1;
+    int64_t bad = 0, first = -1, last = -1;
     const double* dout = (const double*)out;
     for (int64_t i = 0; i < n; ++i) {
       int ok = 1;
@@ -265,12 +265,22 @@ static void reduction(enum kind k, int64_t n, int root, int in_place, int nonblo
       }
       if (!ok) {
         if (first < 0) first = i;
+        last = i;
         ++bad;
       }
     }
-    CHECK(bad == 0, "%s %s n=%lld root=%d%s%s: %lld wrong, first at %lld", all ? "allreduce" : "reduce", kind_name[k],
-          (long long)n, root, in_place ? " in place" : "", nonblocking ? " nonblocking" : "", (long long)bad,
-          (long long)first);
+    /* The first and last wrong element as 32-bit words (what was there, in hex), to tell stale,
+     * partial or misplaced data apart. */
+    const int64_t words = first < 0 ? 0 : (ints + 0) / (n > 0 ? n : 1);
+    const unsigned w0 = first < 0 ? 0u : (unsigned)out[first * words];
+    const unsigned w1 = first < 0 || words < 2 ? 0u : (unsigned)out[first * words + 1];
+    const double d0 = first < 0 || k != K_SUM_DOUBLE ? 0.0 : dout[first];
+    const double dl = last < 0 || k != K_SUM_DOUBLE ? 0.0 : dout[last];
+    CHECK(bad == 0,
+          "%s %s n=%lld root=%d%s%s: %lld wrong, first at %lld (words %08x %08x, as double %g), last at %lld "
+          "(as double %g)",
+          all ? "allreduce" : "reduce", kind_name[k], (long long)n, root, in_place ? " in place" : "",
+          nonblocking ? " nonblocking" : "", (long long)bad, (long long)first, w0, w1, d0, (long long)last, dl);
   }
   free(in);
   free(out);

@@ -107,6 +107,10 @@ void reduce_share(const poll_ctx& x, const step& s, char* scratch, int64_t chunk
       if (!region::read_from(p.pid, p.send + uint64_t(off), dst, bytes))
         x.fail(core::error_set(errc::other, "process_vm_readv of a %s peer's send buffer failed", what));
     };
+    auto reduce_into_out = [&](const char* src) {  // out = src op out
+      if (errc e2 = core::reduce_typed(*x.op, src - lb, out - lb, ce, *t, type_abi_handle(t)); e2 != errc::success)
+        x.fail(e2);
+    };
     // The result is in_0 op (in_1 op (... op in_last)), accumulated in `out` from the last rank
     // down. The last rank starts from its own input: with a commutative op it reads its
     // predecessor's chunk straight into `out` and reduces its own input into that, instead of
@@ -116,8 +120,7 @@ void reduce_share(const poll_ctx& x, const step& s, char* scratch, int64_t chunk
     if (last == g.me) {
       if (out != in && next >= 0 && x.op->is_commutative()) {
         read(next, out);
-        if (errc e2 = core::reduce_typed(*x.op, in - lb, out - lb, ce, *t, type_abi_handle(t)); e2 != errc::success)
-          x.fail(e2);
+        reduce_into_out(in);
         --next;
       } else if (out != in) {
         core::copy_bytes(out, in, size_t(bytes));
@@ -131,8 +134,7 @@ void reduce_share(const poll_ctx& x, const step& s, char* scratch, int64_t chunk
         read(r, scratch);
         src = scratch;
       }
-      if (errc e2 = core::reduce_typed(*x.op, src - lb, out - lb, ce, *t, type_abi_handle(t)); e2 != errc::success)
-        x.fail(e2);
+      reduce_into_out(src);
     }
     for (int r = 0; r < g.n; ++r) {
       if (r == g.me || (root >= 0 && r != root)) continue;
