@@ -109,6 +109,7 @@ comm* comm_make(comm* parent, uint32_t ctx, std::vector<int> world) {
     if (c->world[size_t(i)] == me) c->rank = i;
   c->eh = parent->eh;
   c->eh->retain();
+  c->session = parent->session;
   return c;
 }
 }  // namespace
@@ -135,6 +136,8 @@ void comm::release() {
   if (predefined) return;
   if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
     if (coll_shm_free) coll_shm_free(this);
+    // Its buffered sends hold references, so none is left in its buffer: detached implicitly.
+    if (bsend) p2p::bsend_buffer_destroy(bsend);
     context_release(ctx);
     if (eh) eh->release();
     delete this;
@@ -217,6 +220,7 @@ errc comm_dup(comm* parent, comm** out) {
   c->eh = parent->eh;
   c->eh->retain();
   c->topo = parent->topo;
+  c->session = parent->session;
   *out = c;
   return errc::success;
 }
@@ -250,6 +254,7 @@ errc comm_split(comm* parent, int color, int key, comm** out) {
   }
   c->eh = parent->eh;
   c->eh->retain();
+  c->session = parent->session;
   *out = c;
   return errc::success;
 }
