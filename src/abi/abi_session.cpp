@@ -17,12 +17,14 @@
 #include <strings.h>
 
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
 
 #include "abi/abi.hpp"
 #include "abi/abi_objects.hpp"
+#include "p2p/p2p.hpp"
 
 using namespace baton;
 using core::errc;
@@ -35,6 +37,8 @@ struct session {
   uint32_t magic = session_magic;
   core::errhandler* eh = nullptr;
   core::thread_level level = core::thread_level::single;
+  // Shared with the groups and communicators derived from the session: its buffered-send buffer.
+  std::shared_ptr<core::session_link> link = std::make_shared<core::session_link>();
 };
 
 // Live sessions: a handle is checked against this set, so a finalized or made-up handle is
@@ -202,6 +206,14 @@ int PMPI_Session_finalize(MPI_Session* session_io) {
   }
   session* s = to_session(*session_io);
   if (!s) return raise_no_session(fn, errc::session);
+  // A buffer still attached is detached implicitly: its messages leave first, as with
+  // MPI_Session_detach_buffer; the communicators derived from the session fall back on the
+  // process buffer afterwards.
+  if (s->link->bsend) {
+    int dummy_size = 0;
+    void* dummy = nullptr;
+    if (errc e = abi::bsend_detach(&s->link->bsend, &dummy, &dummy_size); e != errc::success) return raise(fn, s, e);
+  }
   {
     std::lock_guard<std::mutex> g(g_mutex);
     live().erase(s);
@@ -311,7 +323,9 @@ int PMPI_Group_from_session_pset(MPI_Session session_h, const char* pset_name, M
     if (errc e = non_null(newgroup, "newgroup pointer"); e != errc::success) return e;
     std::vector<int> members;
     if (errc e = pset_members(pset_name, &members); e != errc::success) return e;
-    *newgroup = abi::to_handle(core::group_make(std::move(members)));
+    core::group* g = core::group_make(std::move(members));
+    if (!g->predefined) g->session = s->link;
+    *newgroup = abi::to_handle(g);
     return errc::success;
   });
 }
@@ -374,6 +388,7 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info
   n->eh->release();
   eh->retain();
   n->eh = eh;
+  n->session = g->session;
   *newcomm = abi::to_handle(n);
   return MPI_SUCCESS;
 }
@@ -453,6 +468,57 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, M
   return MPI_SUCCESS;
 }
 BATON_ALIAS(MPI_Intercomm_create_from_groups);
+
+// ---- buffered mode (MPI-4.1 3.6): the session's buffer, used by the buffered sends of the
+// communicators derived from the session that have no buffer of their own ----
+
+int PMPI_Session_attach_buffer(MPI_Session session_h, void* buffer, int size) {
+  const char* fn = "MPI_Session_attach_buffer";
+  session* s = to_session(session_h);
+  if (!s) return raise_no_session(fn, errc::session);
+  return call(fn, s, [&] { return abi::bsend_attach(&s->link->bsend, buffer, size); });
+}
+BATON_ALIAS(MPI_Session_attach_buffer);
+
+int PMPI_Session_attach_buffer_c(MPI_Session session_h, void* buffer, MPI_Count size) {
+  const char* fn = "MPI_Session_attach_buffer_c";
+  session* s = to_session(session_h);
+  if (!s) return raise_no_session(fn, errc::session);
+  return call(fn, s, [&] { return abi::bsend_attach(&s->link->bsend, buffer, size); });
+}
+BATON_ALIAS(MPI_Session_attach_buffer_c);
+
+int PMPI_Session_detach_buffer(MPI_Session session_h, void* buffer_addr, int* size) {
+  const char* fn = "MPI_Session_detach_buffer";
+  session* s = to_session(session_h);
+  if (!s) return raise_no_session(fn, errc::session);
+  return call(fn, s, [&] { return abi::bsend_detach(&s->link->bsend, buffer_addr, size); });
+}
+BATON_ALIAS(MPI_Session_detach_buffer);
+
+int PMPI_Session_detach_buffer_c(MPI_Session session_h, void* buffer_addr, MPI_Count* size) {
+  const char* fn = "MPI_Session_detach_buffer_c";
+  session* s = to_session(session_h);
+  if (!s) return raise_no_session(fn, errc::session);
+  return call(fn, s, [&] { return abi::bsend_detach(&s->link->bsend, buffer_addr, size); });
+}
+BATON_ALIAS(MPI_Session_detach_buffer_c);
+
+int PMPI_Session_flush_buffer(MPI_Session session_h) {
+  const char* fn = "MPI_Session_flush_buffer";
+  session* s = to_session(session_h);
+  if (!s) return raise_no_session(fn, errc::session);
+  return call(fn, s, [&] { return p2p::buffer_flush(&s->link->bsend); });
+}
+BATON_ALIAS(MPI_Session_flush_buffer);
+
+int PMPI_Session_iflush_buffer(MPI_Session session_h, MPI_Request* request) {
+  const char* fn = "MPI_Session_iflush_buffer";
+  session* s = to_session(session_h);
+  if (!s) return raise_no_session(fn, errc::session);
+  return call(fn, s, [&] { return abi::bsend_iflush(&s->link->bsend, core::rt().self, request); });
+}
+BATON_ALIAS(MPI_Session_iflush_buffer);
 
 // ---- error handlers ----
 
