@@ -1,6 +1,7 @@
-// Intercommunicator alltoall: local rank i sends its block j to remote rank j and receives remote
-// rank j's block (the blocks as for the intracommunicator form: a2a_blocks_build), starting with
-// remote rank i mod R. Every message goes straight to its destination.
+// Intercommunicator alltoall, alltoallv and alltoallw (one build function, registered for all
+// three): local rank i sends its block j to remote rank j and receives remote rank j's block (the
+// blocks of each form as for the intracommunicator ones: a2a_blocks_build), starting with remote
+// rank i mod R. Every message goes straight to its destination.
 #include "coll/algorithms/alltoall/alltoall_exchange.hpp"
 #include "coll/algorithms/inter/inter_common.hpp"
 
