@@ -111,6 +111,14 @@ errc grequest_query(core::request* r, MPI_Status* st);
 // free_fn's code); otherwise MPI_Grequest_complete will.
 errc grequest_free(core::request* r);
 
+// ---- buffered mode (abi_p2p.cpp): one slot's attach/detach/iflush, shared by the process,
+// communicator and session forms. MPI_BUFFER_AUTOMATIC asks for an automatic buffer; detaching one
+// gives back MPI_BUFFER_AUTOMATIC and size 0.
+errc bsend_attach(p2p::bsend_buffer** slot, void* buffer, int64_t size);
+errc bsend_detach(p2p::bsend_buffer** slot, void* buffer_addr, int* size);
+errc bsend_detach(p2p::bsend_buffer** slot, void* buffer_addr, MPI_Count* size);
+errc bsend_iflush(p2p::bsend_buffer** slot, core::comm* c, MPI_Request* request);
+
 // ---- errors ----
 // Runs the error handler of `c` (MPI_COMM_WORLD's when c is null) for error `e` raised in `fn`,
 // and returns the error code to give back to the caller.

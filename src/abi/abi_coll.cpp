@@ -22,20 +22,10 @@ errc check_intra(const char* fn, const core::comm* c, const char* what) {
                          fn);
 }
 
-// Collectives on intercommunicators are not there yet: every collective entry point comes through
-// coll_check_comm, and this is the one place that refuses them.
-errc coll_inter_refusal(const char* fn, const core::comm* c) {
-  if (!c->inter) return errc::success;
-  return core::error_set(errc::comm,
-                         "%s: the communicator is an intercommunicator (collective operations on intercommunicators "
-                         "are not supported yet)",
-                         fn);
-}
-
-errc coll_check_comm(const char* fn, MPI_Comm comm, core::comm** c) {
-  if (errc e = comm_check(fn, comm, c); e != errc::success) return e;
-  return coll_inter_refusal(fn, *c);
-}
+// Every collective entry point comes through here. Intercommunicators pass: each entry point
+// applies their rules (coll_check_root, coll_check_inter_buffers), and scan, exscan and the
+// neighborhood collectives refuse them with check_intra.
+errc coll_check_comm(const char* fn, MPI_Comm comm, core::comm** c) { return comm_check(fn, comm, c); }
 
 errc coll_check_data(const void* buf, int64_t count, MPI_Datatype type, const core::datatype** t) {
   if (errc e = check_count(count); e != errc::success) return e;
@@ -46,8 +36,21 @@ errc coll_check_data(const void* buf, int64_t count, MPI_Datatype type, const co
 }
 
 errc coll_check_root(const core::comm* c, int root) {
+  if (c->inter) {
+    if (root == MPI_ROOT || root == MPI_PROC_NULL || (root >= 0 && root < c->size)) return errc::success;
+    return core::error_set(errc::root,
+                           "invalid root %d on an intercommunicator: MPI_ROOT at the root, MPI_PROC_NULL at the "
+                           "rest of its group, or the root's rank in the remote group (which has %d ranks)",
+                           root, c->size);
+  }
   if (root < 0 || root >= c->size)
     return core::error_set(errc::root, "invalid root %d: the communicator has %d ranks", root, c->size);
+  return errc::success;
+}
+
+errc coll_check_inter_buffers(const char* fn, const void* sendbuf, const void* recvbuf) {
+  if (sendbuf == MPI_IN_PLACE || recvbuf == MPI_IN_PLACE)
+    return core::error_set(errc::buffer, "%s: MPI_IN_PLACE is not valid on an intercommunicator", fn);
   return errc::success;
 }
 
@@ -100,11 +103,64 @@ int barrier_impl(const char* fn, MPI_Comm comm, const abi::coll_mode& request) {
   return coll_launch(fn, a, request);
 }
 
+// Intercommunicator bcast: the buffer matters at the root (sent) and in the remote group
+// (received), not at the root's other processes.
+int bcast_inter(const char* fn, core::comm* c, void* buf, int64_t count, MPI_Datatype type, int root,
+                const abi::coll_mode& request) {
+  if (errc e = abi::coll_check_inter_buffers(fn, nullptr, buf); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = coll_check_root(c, root); e != errc::success) return abi::raise(fn, c, e);
+  coll::coll_args a;
+  a.kind = coll::coll_kind::bcast;
+  a.c = c;
+  a.root = root;
+  if (abi::inter_role_of(root) != abi::inter_role::idle) {
+    if (errc e = coll_check_data(buf, count, type, &a.type); e != errc::success) return abi::raise(fn, c, e);
+    a.recvbuf = buf;
+    a.count = count;
+  }
+  return coll_launch(fn, a, request);
+}
+
+// Intercommunicator reduce and allreduce: the send buffer matters where data is contributed (every
+// process of allreduce, the remote group of reduce), the receive buffer where the result lands
+// (every process of allreduce, the root of reduce); the root's other processes pass nothing.
+int reduce_inter(const char* fn, core::comm* c, bool all, const void* sendbuf, void* recvbuf, int64_t count,
+                 MPI_Datatype type, MPI_Op op, int root, const abi::coll_mode& request) {
+  if (errc e = abi::coll_check_inter_buffers(fn, sendbuf, recvbuf); e != errc::success) return abi::raise(fn, c, e);
+  if (!all) {
+    if (errc e = coll_check_root(c, root); e != errc::success) return abi::raise(fn, c, e);
+  }
+  const abi::inter_role role = all ? abi::inter_role::member : abi::inter_role_of(root);
+  const bool sends = all || role == abi::inter_role::member;
+  const bool receives = all || role == abi::inter_role::root;
+  coll::coll_args a;
+  a.kind = all ? coll::coll_kind::allreduce : coll::coll_kind::reduce;
+  a.c = c;
+  a.root = all ? 0 : root;
+  if (sends || receives) {
+    if (errc e = coll_check_data(sends ? sendbuf : recvbuf, count, type, &a.type); e != errc::success)
+      return abi::raise(fn, c, e);
+    if (sends && receives) {
+      if (errc e = abi::check_buffer(recvbuf, count, a.type); e != errc::success) return abi::raise(fn, c, e);
+    }
+    if (errc e = coll_check_reduction(op, a.type, &a.op); e != errc::success) return abi::raise(fn, c, e);
+    if (sends && receives && sendbuf == recvbuf && count > 0) {
+      (void)core::error_set(errc::buffer, "send and receive buffers are the same");
+      return abi::raise(fn, c, errc::buffer);
+    }
+    a.sendbuf = sends ? sendbuf : nullptr;
+    a.recvbuf = receives ? recvbuf : nullptr;
+    a.count = count;
+  }
+  return coll_launch(fn, a, request);
+}
+
 int bcast_impl(const char* fn, void* buf, int64_t count, MPI_Datatype type, int root, MPI_Comm comm,
                const abi::coll_mode& request) {
   core::comm* c = nullptr;
   const core::datatype* t = nullptr;
   if (errc e = coll_check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
+  if (c->inter) return bcast_inter(fn, c, buf, count, type, root, request);
   if (errc e = coll_check_data(buf, count, type, &t); e != errc::success) return abi::raise(fn, c, e);
   if (errc e = coll_check_root(c, root); e != errc::success) return abi::raise(fn, c, e);
   coll::coll_args a;
@@ -123,6 +179,7 @@ int reduce_impl(const char* fn, bool all, const void* sendbuf, void* recvbuf, in
   const core::datatype* t = nullptr;
   const core::op* o = nullptr;
   if (errc e = coll_check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
+  if (c->inter) return reduce_inter(fn, c, all, sendbuf, recvbuf, count, type, op, root, request);
   if (errc e = coll_check_data(sendbuf, count, type, &t); e != errc::success) return abi::raise(fn, c, e);
   if (!all) {
     if (errc e = coll_check_root(c, root); e != errc::success) return abi::raise(fn, c, e);

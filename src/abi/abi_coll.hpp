@@ -16,12 +16,20 @@ errc comm_check(const char* fn, MPI_Comm comm, core::comm** c);
 // the calls the standard defines on intracommunicators only (topology constructors, neighborhood
 // collectives, scan and exscan, MPI_Comm_create_group, ...).
 errc check_intra(const char* fn, const core::comm* c, const char* what = "the communicator");
-// comm_check for a collective operation: also refuses an intercommunicator for now (in one place,
-// coll_inter_refusal in abi_coll.cpp).
+// comm_check for a collective operation (intra or inter; see abi_coll.cpp).
 errc coll_check_comm(const char* fn, MPI_Comm comm, core::comm** c);
 // count >= 0, a committed type (*t set), and a usable buffer (MPI_IN_PLACE passes).
 errc coll_check_data(const void* buf, int64_t count, MPI_Datatype type, const core::datatype** t);
+// A rank of c; on an intercommunicator MPI_ROOT, MPI_PROC_NULL or a rank of the remote group.
 errc coll_check_root(const core::comm* c, int root);
+// Intercommunicators (MPI-4.1 6.2.2): MPI_IN_PLACE is not allowed in either buffer (errc::buffer).
+errc coll_check_inter_buffers(const char* fn, const void* sendbuf, const void* recvbuf);
+// On an intercommunicator, where a rooted collective's sides matter: the root (MPI_ROOT) has the
+// root's side, the root's group (MPI_PROC_NULL) none, the remote group the other side.
+enum class inter_role : uint8_t { root, idle, member };
+inline inter_role inter_role_of(int root) {
+  return root == MPI_ROOT ? inter_role::root : root == MPI_PROC_NULL ? inter_role::idle : inter_role::member;
+}
 // Every count of a vector form (widened to 64 bits) is valid.
 errc coll_check_counts(const std::vector<int64_t>& counts);
 // A valid op (*o set) that applies to t's elements.

@@ -57,6 +57,9 @@ int alltoall_impl(const char* fn, const void* sendbuf, int64_t scount, MPI_Datat
   const core::datatype* rt = nullptr;
   const bool in_place = sendbuf == MPI_IN_PLACE;
   if (errc e = abi::coll_check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
+  if (c->inter) {
+    if (errc e = abi::coll_check_inter_buffers(fn, sendbuf, recvbuf); e != errc::success) return abi::raise(fn, c, e);
+  }
   if (!in_place) {
     if (errc e = abi::coll_check_data(sendbuf, scount, stype, &st); e != errc::success) return abi::raise(fn, c, e);
   }
@@ -85,7 +88,10 @@ int alltoallv_impl(const char* fn, const void* sendbuf, const C* scounts, const 
   const core::datatype* rt = nullptr;
   const bool in_place = sendbuf == MPI_IN_PLACE;
   if (errc e = abi::coll_check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
-  const int n = c->size;
+  if (c->inter) {
+    if (errc e = abi::coll_check_inter_buffers(fn, sendbuf, recvbuf); e != errc::success) return abi::raise(fn, c, e);
+  }
+  const int n = c->size;  // on an intercommunicator, the remote group's size
   std::vector<int64_t> sc, sd;
   if (!in_place) {
     if (errc e = check_array(scounts, "sendcounts"); e != errc::success) return abi::raise(fn, c, e);
@@ -126,7 +132,10 @@ int alltoallw_impl(const char* fn, const void* sendbuf, const C* scounts, const 
   core::comm* c = nullptr;
   const bool in_place = sendbuf == MPI_IN_PLACE;
   if (errc e = abi::coll_check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
-  const int n = c->size;
+  if (c->inter) {
+    if (errc e = abi::coll_check_inter_buffers(fn, sendbuf, recvbuf); e != errc::success) return abi::raise(fn, c, e);
+  }
+  const int n = c->size;  // on an intercommunicator, the remote group's size
   std::vector<int64_t> sc, sd;
   std::vector<const core::datatype*> st, rt;
   if (!in_place) {
@@ -171,14 +180,20 @@ int reduce_scatter_impl(const char* fn, const void* sendbuf, void* recvbuf, cons
   const core::datatype* t = nullptr;
   const core::op* o = nullptr;
   if (errc e = abi::coll_check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
+  if (c->inter) {
+    if (errc e = abi::coll_check_inter_buffers(fn, sendbuf, recvbuf); e != errc::success) return abi::raise(fn, c, e);
+  }
+  // One block per process of this rank's group (on an intercommunicator the local group: it
+  // receives the remote group's reduced vector, whose length must equal its own).
+  const int nblocks = c->local_size();
   std::vector<int64_t> rc;
   int64_t total = 0;
   if (block) {
     if (errc e = abi::check_count(count); e != errc::success) return abi::raise(fn, c, e);
-    total = count * c->size;
+    total = count * nblocks;
   } else {
     if (errc e = check_array(counts, "recvcounts"); e != errc::success) return abi::raise(fn, c, e);
-    rc = widen(counts, c->size);
+    rc = widen(counts, nblocks);
     if (errc e = abi::coll_check_counts(rc); e != errc::success) return abi::raise(fn, c, e);
     for (int64_t x : rc) total += x;
   }

@@ -90,12 +90,53 @@ errc fill_regular(coll::coll_kind kind, core::comm* c, const void* sendbuf, int6
   return errc::success;
 }
 
+// Intercommunicator gather, scatter and allgather (MPI-4.1 6.2.2): no MPI_IN_PLACE; the root
+// (MPI_ROOT) has the root's side (gather: R receive blocks; scatter: R send blocks), the remote
+// group the other side, the root's other processes (MPI_PROC_NULL) none; allgather every process
+// both (R receive blocks, R being the remote group's size).
+errc fill_regular_inter(const char* fn, coll::coll_kind kind, core::comm* c, const void* sendbuf, int64_t scount,
+                        MPI_Datatype stype, void* recvbuf, int64_t rcount, MPI_Datatype rtype, int root,
+                        coll::coll_args* a) {
+  const bool all = kind == coll::coll_kind::allgather;
+  if (errc e = abi::coll_check_inter_buffers(fn, sendbuf, recvbuf); e != errc::success) return e;
+  if (!all) {
+    if (errc e = abi::coll_check_root(c, root); e != errc::success) return e;
+  }
+  const abi::inter_role role = all ? abi::inter_role::member : abi::inter_role_of(root);
+  bool use_send = all, use_recv = all;
+  if (kind == coll::coll_kind::gather) {
+    use_send = role == abi::inter_role::member;
+    use_recv = role == abi::inter_role::root;
+  } else if (kind == coll::coll_kind::scatter) {
+    use_send = role == abi::inter_role::root;
+    use_recv = role == abi::inter_role::member;
+  }
+  a->kind = kind;
+  a->c = c;
+  a->root = all ? 0 : root;
+  if (use_send) {
+    const int64_t blocks = kind == coll::coll_kind::scatter ? c->size : 1;
+    if (errc e = abi::coll_check_data(sendbuf, scount * blocks, stype, &a->type); e != errc::success) return e;
+    a->sendbuf = sendbuf;
+    a->count = scount;
+  }
+  if (use_recv) {
+    const int64_t blocks = kind == coll::coll_kind::scatter ? 1 : c->size;
+    if (errc e = abi::coll_check_data(recvbuf, rcount * blocks, rtype, &a->rtype); e != errc::success) return e;
+    a->recvbuf = recvbuf;
+    a->rcount = rcount;
+  }
+  return errc::success;
+}
+
 int regular_impl(const char* fn, coll::coll_kind kind, const void* sendbuf, int64_t scount, MPI_Datatype stype,
                  void* recvbuf, int64_t rcount, MPI_Datatype rtype, int root, MPI_Comm comm, const abi::coll_mode& request) {
   core::comm* c = nullptr;
   if (errc e = abi::coll_check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
   coll::coll_args a;
-  if (errc e = fill_regular(kind, c, sendbuf, scount, stype, recvbuf, rcount, rtype, root, &a); e != errc::success)
+  if (errc e = c->inter ? fill_regular_inter(fn, kind, c, sendbuf, scount, stype, recvbuf, rcount, rtype, root, &a)
+                        : fill_regular(kind, c, sendbuf, scount, stype, recvbuf, rcount, rtype, root, &a);
+      e != errc::success)
     return abi::raise(fn, c, e);
   return abi::coll_launch(fn, a, request);
 }
@@ -109,10 +150,17 @@ int vector_impl(const char* fn, coll::coll_kind kind, const void* sendbuf, void*
   core::comm* c = nullptr;
   if (errc e = abi::coll_check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
   const bool all = kind == coll::coll_kind::allgatherv, scatter = kind == coll::coll_kind::scatterv;
+  if (c->inter) {
+    if (errc e = abi::coll_check_inter_buffers(fn, sendbuf, recvbuf); e != errc::success) return abi::raise(fn, c, e);
+  }
   if (!all) {
     if (errc e = abi::coll_check_root(c, root); e != errc::success) return abi::raise(fn, c, e);
   }
-  const bool is_root = !all && c->rank == root;
+  // On an intercommunicator (MPI-4.1 6.2.2) the vector side is the root's (MPI_ROOT) with one entry
+  // per remote process (c->size), or every process's for allgatherv; the per-rank side is the
+  // remote group's, or every process's for allgatherv; the root's other processes have neither.
+  const bool is_root = !all && (c->inter ? root == MPI_ROOT : c->rank == root);
+  const bool idle = c->inter && !all && root == MPI_PROC_NULL;
   const bool vector_here = all || is_root;
   coll::coll_args a;
   a.kind = kind;
@@ -137,6 +185,21 @@ int vector_impl(const char* fn, coll::coll_kind kind, const void* sendbuf, void*
   // The per-rank side: send for gatherv/allgatherv, receive for scatterv.
   const void* obuf = scatter ? recvbuf : sendbuf;
   const core::datatype* ot = nullptr;
+  if (c->inter && (is_root || idle)) {
+    // The root of an intercommunicator gatherv/scatterv has only the vector side.
+    if (scatter) {
+      a.sendbuf = is_root ? sendbuf : nullptr;
+      a.type = vt;
+      a.scounts = is_root ? c64.data() : nullptr;
+      a.sdispls = is_root ? d64.data() : nullptr;
+    } else {
+      a.recvbuf = is_root ? recvbuf : nullptr;
+      a.rtype = vt;
+      a.rcounts = is_root ? c64.data() : nullptr;
+      a.rdispls = is_root ? d64.data() : nullptr;
+    }
+    return abi::coll_launch(fn, a, request);
+  }
   if (obuf == MPI_IN_PLACE) {
     if (!is_root && !all) {
       (void)core::error_set(errc::buffer, "MPI_IN_PLACE is only valid at the root of %s", fn);

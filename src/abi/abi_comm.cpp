@@ -23,6 +23,7 @@
 #include "abi/abi_coll.hpp"
 #include "coll/schedule.hpp"
 #include "abi/abi_objects.hpp"
+#include "core/progress.hpp"
 
 using namespace baton;
 using abi::call;
@@ -560,6 +561,62 @@ int PMPI_Comm_free(MPI_Comm* comm) {
   return MPI_SUCCESS;
 }
 BATON_ALIAS(MPI_Comm_free);
+
+// MPI-4.1 11.10.4 (allowed on any communicator): waits until every operation pending on the
+// communicator has completed (point-to-point, including the buffered sends made on it, and
+// collective), detaches its buffer, then frees it. Requests stay valid (MPI_Wait on them returns at
+// once); persistent requests, inactive, do not hold it up (the object lives on until they are
+// freed). Every process of the communicator must call it, but it does not synchronize beyond
+// waiting for the pending operations.
+int PMPI_Comm_disconnect(MPI_Comm* comm) {
+  const char* fn = "MPI_Comm_disconnect";
+  if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
+  if (!comm) {
+    (void)core::error_set(errc::arg, "NULL communicator pointer");
+    return abi::raise(fn, nullptr, errc::arg);
+  }
+  core::comm* c = abi::to_comm(*comm);
+  if (!c) return abi::raise(fn, nullptr, errc::comm);
+  if (c->predefined) {
+    (void)core::error_set(errc::comm, "cannot disconnect a predefined communicator (%s)", c->name.c_str());
+    return abi::raise(fn, c, errc::comm);
+  }
+  errc e = abi::run_guarded([&] {
+    {
+      core::engine_guard g;
+      core::comm* bridge = c->bridge;  // an intercommunicator's collectives run on it
+      core::progress_wait(g, [c, bridge] {
+        return c->p2p_pending == 0 && c->coll_pending == 0 &&
+               (!bridge || (bridge->p2p_pending == 0 && bridge->coll_pending == 0));
+      });
+    }
+    if (c->bsend) {
+      void* b = nullptr;
+      int size = 0;
+      if (errc d = abi::bsend_detach(&c->bsend, &b, &size); d != errc::success) return d;
+    }
+    return delete_all(c);
+  });
+  if (e != errc::success) return abi::raise(fn, c, e);
+  c->magic = 0x46524545;
+  c->release();
+  *comm = MPI_COMM_NULL;
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Comm_disconnect);
+
+// Baton has no MPI_Comm_spawn: no process is ever started as a child, so none has a parent.
+int PMPI_Comm_get_parent(MPI_Comm* parent) {
+  const char* fn = "MPI_Comm_get_parent";
+  if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
+  if (!parent) {
+    (void)core::error_set(errc::arg, "NULL parent pointer");
+    return abi::raise(fn, nullptr, errc::arg);
+  }
+  *parent = MPI_COMM_NULL;
+  return MPI_SUCCESS;
+}
+BATON_ALIAS(MPI_Comm_get_parent);
 
 // ---- names and info ----
 

@@ -91,7 +91,9 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
   if (!c) return abi::raise("MPI_Comm_group", nullptr, errc::comm);
   return call("MPI_Comm_group", c, [&] {
     if (errc e = check_out(group, "group"); e != errc::success) return e;
-    *group = abi::to_handle(core::group_make(c->inter ? c->local_world : c->world));  // the local group
+    core::group* g = core::group_make(c->inter ? c->local_world : c->world);  // the local group
+    if (!g->predefined) g->session = c->session;  // a session's communicator: so is its group
+    *group = abi::to_handle(g);
     return errc::success;
   });
 }

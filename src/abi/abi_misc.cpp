@@ -1,7 +1,11 @@
-// Memory allocation (MPI-4.1 8.2), profiling control (15.2.4), the MPI-5.0 status accessors and
-// user-defined error classes, codes and strings (9.6, with the MPI-4.1 removal functions).
+// Memory allocation (MPI-4.1 8.2), profiling control (15.2.4), the MPI-5.0 status accessors,
+// user-defined error classes, codes and strings (9.6, with the MPI-4.1 removal functions) and
+// MPI_Get_hw_resource_info (MPI-4.1).
 // MPI_Error_class / MPI_Error_string, which read the user registry, are in abi_env.cpp; the
 // MPI_LASTUSEDCODE attribute, which follows it, in abi_comm.cpp.
+#include <sched.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -185,5 +189,76 @@ int PMPI_Remove_error_string(int errorcode) {
   return call(fn, nullptr, [&] { return core::user_error_remove_string(errorcode); });
 }
 BATON_ALIAS(MPI_Remove_error_string);
+
+// ---- hardware resources (MPI-4.1) ----
+// What the process may run on, as Linux tells it (docs/misc.md lists the keys): the CPUs of its
+// affinity mask (sched_getaffinity), the node's online CPUs, memory and page size (sysconf), the
+// host name, and the hardware resource type MPI_COMM_TYPE_HW_GUIDED understands here.
+
+}  // extern "C"
+
+namespace {
+// "0-3,6,8-9": the CPUs of a mask, as ranges.
+std::string cpu_list(const cpu_set_t& set, int* count) {
+  std::string out;
+  *count = 0;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (!CPU_ISSET(c, &set)) continue;
+    int last = c;
+    while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &set)) ++last;
+    if (!out.empty()) out += ',';
+    out += std::to_string(c);
+    if (last > c) out += '-' + std::to_string(last);
+    *count += last - c + 1;
+    c = last;
+  }
+  return out;
+}
+
+errc hw_resource_info(core::info* in) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0)
+    return core::error_set(errc::other, "sched_getaffinity failed: %s", std::strerror(errno));
+  int n = 0;
+  const std::string cpus = cpu_list(set, &n);
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0)
+    return core::error_set(errc::other, "gethostname failed: %s", std::strerror(errno));
+  const long online = sysconf(_SC_NPROCESSORS_ONLN);
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page = sysconf(_SC_PAGESIZE);
+  const std::pair<const char*, std::string> kv[] = {
+      {"mpi_hw_resource_type", "mpi_shared_memory"},
+      {"baton_hostname", host},
+      {"baton_cpus", cpus},
+      {"baton_num_cpus", std::to_string(n)},
+      {"baton_online_cpus", std::to_string(online)},
+      {"baton_memory_bytes", std::to_string((unsigned long long)pages * (unsigned long long)page)},
+      {"baton_page_size", std::to_string(page)},
+  };
+  for (const auto& [k, v] : kv)
+    if (errc e = in->set(k, v); e != errc::success) return e;
+  return errc::success;
+}
+}  // namespace
+
+extern "C" {
+
+int PMPI_Get_hw_resource_info(MPI_Info* hw_info) {
+  const char* fn = "MPI_Get_hw_resource_info";
+  if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
+  return call(fn, nullptr, [&] {
+    if (!hw_info) return core::error_set(errc::arg, "NULL hw_info pointer");
+    auto* in = new core::info;
+    if (errc e = hw_resource_info(in); e != errc::success) {
+      delete in;
+      return e;
+    }
+    *hw_info = abi::to_handle(in);
+    return errc::success;
+  });
+}
+BATON_ALIAS(MPI_Get_hw_resource_info);
 
 }  // extern "C"

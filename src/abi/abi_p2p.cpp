@@ -499,33 +499,78 @@ int PMPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message*
 BATON_ALIAS(MPI_Mrecv);
 BATON_ALIAS(MPI_Mrecv_c);
 
-// ---- buffered mode ----
+// ---- buffered mode (MPI-4.1 3.6) ----
+// The process buffer and the communicators' buffers; the sessions' are in abi_session.cpp.
+
+}  // extern "C"
+
+namespace baton::abi {
+errc bsend_attach(p2p::bsend_buffer** slot, void* buffer, int64_t size) {
+  return p2p::buffer_attach(slot, buffer, size, buffer == MPI_BUFFER_AUTOMATIC);
+}
+
+namespace {
+// buffer_addr is the address of the caller's pointer.
+template <class Size>
+errc detach_to(p2p::bsend_buffer** slot, void* buffer_addr, Size* size) {
+  if (!buffer_addr || !size) return core::error_set(errc::arg, "NULL %s", buffer_addr ? "size pointer" : "buffer_addr");
+  void* b = nullptr;
+  int64_t s = 0;
+  bool automatic = false;
+  errc e = p2p::buffer_detach(slot, &b, &s, &automatic);
+  *static_cast<void**>(buffer_addr) = automatic ? MPI_BUFFER_AUTOMATIC : b;
+  *size = Size(s);
+  return e;
+}
+}  // namespace
+
+errc bsend_detach(p2p::bsend_buffer** slot, void* buffer_addr, int* size) { return detach_to(slot, buffer_addr, size); }
+errc bsend_detach(p2p::bsend_buffer** slot, void* buffer_addr, MPI_Count* size) {
+  return detach_to(slot, buffer_addr, size);
+}
+
+errc bsend_iflush(p2p::bsend_buffer** slot, core::comm* c, MPI_Request* request) {
+  if (!request) return core::error_set(errc::arg, "NULL request pointer");
+  core::request* r = nullptr;
+  errc e = p2p::buffer_iflush(slot, c, &r);
+  if (e == errc::success) *request = abi::to_handle(r);
+  return e;
+}
+}  // namespace baton::abi
+
+namespace {
+// The communicator forms: the usual checks, then errors go to the communicator's handler.
+template <class Body>
+int comm_buffer_call(const char* fn, MPI_Comm comm, Body&& body) {
+  if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
+  core::comm* c = abi::to_comm(comm);
+  if (!c) return abi::raise(fn, nullptr, errc::comm);
+  return call(fn, c, [&] { return body(c); });
+}
+template <class Body>
+int process_buffer_call(const char* fn, Body&& body) {
+  if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
+  return call(fn, nullptr, body);
+}
+}  // namespace
+
+extern "C" {
 
 int PMPI_Buffer_attach(void* buffer, int size) {
-  return call("MPI_Buffer_attach", nullptr, [&] { return p2p::buffer_attach(buffer, size); });
+  return process_buffer_call("MPI_Buffer_attach",
+                             [&] { return abi::bsend_attach(p2p::process_buffer_slot(), buffer, size); });
 }
 int PMPI_Buffer_attach_c(void* buffer, MPI_Count size) {
-  return call("MPI_Buffer_attach_c", nullptr, [&] { return p2p::buffer_attach(buffer, size); });
+  return process_buffer_call("MPI_Buffer_attach_c",
+                             [&] { return abi::bsend_attach(p2p::process_buffer_slot(), buffer, size); });
 }
 int PMPI_Buffer_detach(void* buffer_addr, int* size) {
-  return call("MPI_Buffer_detach", nullptr, [&] {
-    void* b = nullptr;
-    int64_t s = 0;
-    errc e = p2p::buffer_detach(&b, &s);
-    *static_cast<void**>(buffer_addr) = b;
-    *size = int(s);
-    return e;
-  });
+  return process_buffer_call("MPI_Buffer_detach",
+                             [&] { return abi::bsend_detach(p2p::process_buffer_slot(), buffer_addr, size); });
 }
 int PMPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size) {
-  return call("MPI_Buffer_detach_c", nullptr, [&] {
-    void* b = nullptr;
-    int64_t s = 0;
-    errc e = p2p::buffer_detach(&b, &s);
-    *static_cast<void**>(buffer_addr) = b;
-    *size = s;
-    return e;
-  });
+  return process_buffer_call("MPI_Buffer_detach_c",
+                             [&] { return abi::bsend_detach(p2p::process_buffer_slot(), buffer_addr, size); });
 }
 BATON_ALIAS(MPI_Buffer_attach);
 BATON_ALIAS(MPI_Buffer_attach_c);
@@ -533,18 +578,45 @@ BATON_ALIAS(MPI_Buffer_detach);
 BATON_ALIAS(MPI_Buffer_detach_c);
 
 int PMPI_Buffer_flush(void) {
-  return call("MPI_Buffer_flush", nullptr, [] { return p2p::buffer_flush(); });
+  return process_buffer_call("MPI_Buffer_flush", [] { return p2p::buffer_flush(p2p::process_buffer_slot()); });
 }
 BATON_ALIAS(MPI_Buffer_flush);
 
 int PMPI_Buffer_iflush(MPI_Request* request) {
-  return call("MPI_Buffer_iflush", nullptr, [&] {
-    core::request* r = nullptr;
-    errc e = p2p::buffer_iflush(&r);
-    if (e == errc::success) *request = abi::to_handle(r);
-    return e;
+  return process_buffer_call("MPI_Buffer_iflush", [&] {
+    return abi::bsend_iflush(p2p::process_buffer_slot(), core::rt().self, request);
   });
 }
 BATON_ALIAS(MPI_Buffer_iflush);
+
+int PMPI_Comm_attach_buffer(MPI_Comm comm, void* buffer, int size) {
+  return comm_buffer_call("MPI_Comm_attach_buffer", comm,
+                          [&](core::comm* c) { return abi::bsend_attach(&c->bsend, buffer, size); });
+}
+int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void* buffer, MPI_Count size) {
+  return comm_buffer_call("MPI_Comm_attach_buffer_c", comm,
+                          [&](core::comm* c) { return abi::bsend_attach(&c->bsend, buffer, size); });
+}
+int PMPI_Comm_detach_buffer(MPI_Comm comm, void* buffer_addr, int* size) {
+  return comm_buffer_call("MPI_Comm_detach_buffer", comm,
+                          [&](core::comm* c) { return abi::bsend_detach(&c->bsend, buffer_addr, size); });
+}
+int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void* buffer_addr, MPI_Count* size) {
+  return comm_buffer_call("MPI_Comm_detach_buffer_c", comm,
+                          [&](core::comm* c) { return abi::bsend_detach(&c->bsend, buffer_addr, size); });
+}
+int PMPI_Comm_flush_buffer(MPI_Comm comm) {
+  return comm_buffer_call("MPI_Comm_flush_buffer", comm, [&](core::comm* c) { return p2p::buffer_flush(&c->bsend); });
+}
+int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request) {
+  return comm_buffer_call("MPI_Comm_iflush_buffer", comm,
+                          [&](core::comm* c) { return abi::bsend_iflush(&c->bsend, c, request); });
+}
+BATON_ALIAS(MPI_Comm_attach_buffer);
+BATON_ALIAS(MPI_Comm_attach_buffer_c);
+BATON_ALIAS(MPI_Comm_detach_buffer);
+BATON_ALIAS(MPI_Comm_detach_buffer_c);
+BATON_ALIAS(MPI_Comm_flush_buffer);
+BATON_ALIAS(MPI_Comm_iflush_buffer);
 
 }  // extern "C"

@@ -17,12 +17,14 @@
 #include <strings.h>
 
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
 
 #include "abi/abi.hpp"
 #include "abi/abi_objects.hpp"
+#include "p2p/p2p.hpp"
 
 using namespace baton;
 using core::errc;
@@ -35,6 +37,8 @@ struct session {
   uint32_t magic = session_magic;
   core::errhandler* eh = nullptr;
   core::thread_level level = core::thread_level::single;
+  // Shared with the groups and communicators derived from the session: its buffered-send buffer.
+  std::shared_ptr<core::session_link> link = std::make_shared<core::session_link>();
 };
 
 // Live sessions: a handle is checked against this set, so a finalized or made-up handle is
@@ -154,6 +158,55 @@ uint64_t fnv1a(const void* p, size_t n, uint64_t h) {
 }
 constexpr uint64_t fnv_offset = 0xcbf29ce484222325ull;
 
+
+// The error handler passed for a communicator made from groups: a valid one made for
+// communicators. nullptr once the error is raised (its return code in *rc).
+core::errhandler* new_comm_errhandler(const char* fn, MPI_Errhandler errhandler, int* rc) {
+  core::errhandler* eh = abi::to_errhandler(errhandler);
+  if (!eh) {
+    (void)core::error_set(errc::errhandler, "invalid error handler");
+    *rc = abi::raise(fn, nullptr, errc::errhandler);
+    return nullptr;
+  }
+  if (eh->for_session) {
+    (void)core::error_set(errc::errhandler,
+                          "the error handler was made by MPI_Session_create_errhandler: the new communicator needs "
+                          "one made by MPI_Comm_create_errhandler (or a predefined one)");
+    *rc = abi::raise(fn, nullptr, errc::errhandler);
+    return nullptr;
+  }
+  return eh;
+}
+
+// A string tag: not NULL, shorter than MPI_MAX_STRINGTAG_LEN; its length in *len.
+errc check_stringtag(const char* stringtag, size_t* len) {
+  if (errc e = non_null(stringtag, "stringtag"); e != errc::success) return e;
+  *len = std::strlen(stringtag);
+  if (*len >= MPI_MAX_STRINGTAG_LEN)
+    return core::error_set(errc::arg, "stringtag has %zu characters: at most %d are allowed", *len,
+                           MPI_MAX_STRINGTAG_LEN - 1);
+  return errc::success;
+}
+
+// Runs a communicator constructor (make(&n), which may run out of memory), then gives the new
+// communicator the hints of `in` and the handler `eh` (which errors of the call went to as well).
+template <class Make>
+errc make_with_handler(Make make, const core::info* in, core::errhandler* eh, core::comm** out) {
+  core::comm* n = nullptr;
+  errc e;
+  try {
+    e = make(&n);
+    if (e == errc::success && in) n->hints = in->entries;
+  } catch (const std::bad_alloc&) {
+    e = core::error_set(errc::no_mem, "out of memory");
+  }
+  if (e != errc::success) return e;
+  n->eh->release();
+  eh->retain();
+  n->eh = eh;
+  *out = n;
+  return errc::success;
+}
 }  // namespace
 
 extern "C" {
@@ -202,6 +255,14 @@ int PMPI_Session_finalize(MPI_Session* session_io) {
   }
   session* s = to_session(*session_io);
   if (!s) return raise_no_session(fn, errc::session);
+  // A buffer still attached is detached implicitly: its messages leave first, as with
+  // MPI_Session_detach_buffer; the communicators derived from the session fall back on the
+  // process buffer afterwards.
+  if (s->link->bsend) {
+    int dummy_size = 0;
+    void* dummy = nullptr;
+    if (errc e = abi::bsend_detach(&s->link->bsend, &dummy, &dummy_size); e != errc::success) return raise(fn, s, e);
+  }
   {
     std::lock_guard<std::mutex> g(g_mutex);
     live().erase(s);
@@ -311,7 +372,9 @@ int PMPI_Group_from_session_pset(MPI_Session session_h, const char* pset_name, M
     if (errc e = non_null(newgroup, "newgroup pointer"); e != errc::success) return e;
     std::vector<int> members;
     if (errc e = pset_members(pset_name, &members); e != errc::success) return e;
-    *newgroup = abi::to_handle(core::group_make(std::move(members)));
+    core::group* g = core::group_make(std::move(members));
+    if (!g->predefined) g->session = s->link;
+    *newgroup = abi::to_handle(g);
     return errc::success;
   });
 }
@@ -319,33 +382,21 @@ BATON_ALIAS(MPI_Group_from_session_pset);
 
 // ---- communicators from groups ----
 
+
 int PMPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info info, MPI_Errhandler errhandler,
                                 MPI_Comm* newcomm) {
   const char* fn = "MPI_Comm_create_from_group";
-  core::errhandler* eh = abi::to_errhandler(errhandler);
-  if (!eh) {
-    (void)core::error_set(errc::errhandler, "invalid error handler");
-    return abi::raise(fn, nullptr, errc::errhandler);
-  }
-  if (eh->for_session) {
-    (void)core::error_set(errc::errhandler,
-                          "the error handler was made by MPI_Session_create_errhandler: the new communicator needs "
-                          "one made by MPI_Comm_create_errhandler (or a predefined one)");
-    return abi::raise(fn, nullptr, errc::errhandler);
-  }
+  int rc = MPI_SUCCESS;
+  core::errhandler* eh = new_comm_errhandler(fn, errhandler, &rc);
+  if (!eh) return rc;
   // Errors of this call go to the handler given for the new communicator (MPI-4.1 11.3.4).
   auto fail = [&](errc e) { return abi::raise_with(fn, eh, MPI_COMM_NULL, e); };
   if (errc e = abi::check_init(fn); e != errc::success) return fail(e);
   core::group* g = abi::to_group(group);
   if (!g) return fail(errc::group);
   if (errc e = non_null(newcomm, "newcomm pointer"); e != errc::success) return fail(e);
-  if (errc e = non_null(stringtag, "stringtag"); e != errc::success) return fail(e);
-  const size_t taglen = std::strlen(stringtag);
-  if (taglen >= MPI_MAX_STRINGTAG_LEN) {
-    (void)core::error_set(errc::arg, "stringtag has %zu characters: at most %d are allowed", taglen,
-                          MPI_MAX_STRINGTAG_LEN - 1);
-    return fail(errc::arg);
-  }
+  size_t taglen = 0;
+  if (errc e = check_stringtag(stringtag, &taglen); e != errc::success) return fail(e);
   const core::info* in = nullptr;
   if (errc e = info_arg(info, &in); e != errc::success) return fail(e);
   if (g->size() == 0) {  // MPI_GROUP_EMPTY: a local call
@@ -363,17 +414,11 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info
   uint64_t key = fnv1a(stringtag, taglen + 1, fnv_offset ^ 0x5e55109ull);
   key = fnv1a(g->world.data(), g->world.size() * sizeof(int), key);
   core::comm* n = nullptr;
-  errc e;
-  try {
-    e = core::comm_create_from_group(g->world, tag, key, &n);
-    if (e == errc::success && in) n->hints = in->entries;
-  } catch (const std::bad_alloc&) {
-    e = core::error_set(errc::no_mem, "out of memory");
-  }
-  if (e != errc::success) return fail(e);
-  n->eh->release();
-  eh->retain();
-  n->eh = eh;
+  if (errc e = make_with_handler([&](core::comm** o) { return core::comm_create_from_group(g->world, tag, key, o); },
+                                 in, eh, &n);
+      e != errc::success)
+    return fail(e);
+  n->session = g->session;
   *newcomm = abi::to_handle(n);
   return MPI_SUCCESS;
 }
@@ -389,17 +434,9 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, M
                                       int remote_leader, const char* stringtag, MPI_Info info,
                                       MPI_Errhandler errhandler, MPI_Comm* newintercomm) {
   const char* fn = "MPI_Intercomm_create_from_groups";
-  core::errhandler* eh = abi::to_errhandler(errhandler);
-  if (!eh) {
-    (void)core::error_set(errc::errhandler, "invalid error handler");
-    return abi::raise(fn, nullptr, errc::errhandler);
-  }
-  if (eh->for_session) {
-    (void)core::error_set(errc::errhandler,
-                          "the error handler was made by MPI_Session_create_errhandler: the new communicator needs "
-                          "one made by MPI_Comm_create_errhandler (or a predefined one)");
-    return abi::raise(fn, nullptr, errc::errhandler);
-  }
+  int rc = MPI_SUCCESS;
+  core::errhandler* eh = new_comm_errhandler(fn, errhandler, &rc);
+  if (!eh) return rc;
   auto fail = [&](errc e) { return abi::raise_with(fn, eh, MPI_COMM_NULL, e); };
   if (errc e = abi::check_init(fn); e != errc::success) return fail(e);
   core::group* lg = abi::to_group(local_group);
@@ -407,13 +444,8 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, M
   core::group* rg = abi::to_group(remote_group);
   if (!rg) return fail(errc::group);
   if (errc e = non_null(newintercomm, "newintercomm pointer"); e != errc::success) return fail(e);
-  if (errc e = non_null(stringtag, "stringtag"); e != errc::success) return fail(e);
-  const size_t taglen = std::strlen(stringtag);
-  if (taglen >= MPI_MAX_STRINGTAG_LEN) {
-    (void)core::error_set(errc::arg, "stringtag has %zu characters: at most %d are allowed", taglen,
-                          MPI_MAX_STRINGTAG_LEN - 1);
-    return fail(errc::arg);
-  }
+  size_t taglen = 0;
+  if (errc e = check_stringtag(stringtag, &taglen); e != errc::success) return fail(e);
   const core::info* in = nullptr;
   if (errc e = info_arg(info, &in); e != errc::success) return fail(e);
   if (lg->rank < 0) {
@@ -438,21 +470,68 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, M
   const int tag = int(fnv1a(stringtag, taglen, fnv_offset ^ 0x1c7e5c0ull) & 0x3fffffffu);
   const uint64_t key = fnv1a(stringtag, taglen + 1, fnv_offset ^ 0x1c7e5c1ull);
   core::comm* n = nullptr;
-  errc e;
-  try {
-    e = core::intercomm_create_from_groups(lg->world, local_leader, rg->world, remote_leader, tag, key, &n);
-    if (e == errc::success && in) n->hints = in->entries;
-  } catch (const std::bad_alloc&) {
-    e = core::error_set(errc::no_mem, "out of memory");
-  }
-  if (e != errc::success) return fail(e);
-  n->eh->release();
-  eh->retain();
-  n->eh = eh;
+  if (errc e = make_with_handler(
+          [&](core::comm** o) {
+            return core::intercomm_create_from_groups(lg->world, local_leader, rg->world, remote_leader, tag, key, o);
+          },
+          in, eh, &n);
+      e != errc::success)
+    return fail(e);
   *newintercomm = abi::to_handle(n);
   return MPI_SUCCESS;
 }
 BATON_ALIAS(MPI_Intercomm_create_from_groups);
+
+// ---- buffered mode (MPI-4.1 3.6): the session's buffer, used by the buffered sends of the
+// communicators derived from the session that have no buffer of their own ----
+
+int PMPI_Session_attach_buffer(MPI_Session session_h, void* buffer, int size) {
+  const char* fn = "MPI_Session_attach_buffer";
+  session* s = to_session(session_h);
+  if (!s) return raise_no_session(fn, errc::session);
+  return call(fn, s, [&] { return abi::bsend_attach(&s->link->bsend, buffer, size); });
+}
+BATON_ALIAS(MPI_Session_attach_buffer);
+
+int PMPI_Session_attach_buffer_c(MPI_Session session_h, void* buffer, MPI_Count size) {
+  const char* fn = "MPI_Session_attach_buffer_c";
+  session* s = to_session(session_h);
+  if (!s) return raise_no_session(fn, errc::session);
+  return call(fn, s, [&] { return abi::bsend_attach(&s->link->bsend, buffer, size); });
+}
+BATON_ALIAS(MPI_Session_attach_buffer_c);
+
+int PMPI_Session_detach_buffer(MPI_Session session_h, void* buffer_addr, int* size) {
+  const char* fn = "MPI_Session_detach_buffer";
+  session* s = to_session(session_h);
+  if (!s) return raise_no_session(fn, errc::session);
+  return call(fn, s, [&] { return abi::bsend_detach(&s->link->bsend, buffer_addr, size); });
+}
+BATON_ALIAS(MPI_Session_detach_buffer);
+
+int PMPI_Session_detach_buffer_c(MPI_Session session_h, void* buffer_addr, MPI_Count* size) {
+  const char* fn = "MPI_Session_detach_buffer_c";
+  session* s = to_session(session_h);
+  if (!s) return raise_no_session(fn, errc::session);
+  return call(fn, s, [&] { return abi::bsend_detach(&s->link->bsend, buffer_addr, size); });
+}
+BATON_ALIAS(MPI_Session_detach_buffer_c);
+
+int PMPI_Session_flush_buffer(MPI_Session session_h) {
+  const char* fn = "MPI_Session_flush_buffer";
+  session* s = to_session(session_h);
+  if (!s) return raise_no_session(fn, errc::session);
+  return call(fn, s, [&] { return p2p::buffer_flush(&s->link->bsend); });
+}
+BATON_ALIAS(MPI_Session_flush_buffer);
+
+int PMPI_Session_iflush_buffer(MPI_Session session_h, MPI_Request* request) {
+  const char* fn = "MPI_Session_iflush_buffer";
+  session* s = to_session(session_h);
+  if (!s) return raise_no_session(fn, errc::session);
+  return call(fn, s, [&] { return abi::bsend_iflush(&s->link->bsend, core::rt().self, request); });
+}
+BATON_ALIAS(MPI_Session_iflush_buffer);
 
 // ---- error handlers ----
 

@@ -16,8 +16,10 @@ namespace baton::coll {
 
 namespace {
 const algorithm g_algorithms[] = {
-#define BATON_ALGORITHM(coll, name, fn, usable, preferred) {coll_kind::coll, #name, fn, usable, preferred},
+#define BATON_ALGORITHM(coll, name, fn, usable, preferred) {coll_kind::coll, #name, fn, usable, preferred, false},
+#define BATON_INTER_ALGORITHM(coll, name, fn, usable, preferred) {coll_kind::coll, #name, fn, usable, preferred, true},
 #include "coll/algorithms.def"
+#undef BATON_INTER_ALGORITHM
 #undef BATON_ALGORITHM
 };
 
@@ -66,15 +68,19 @@ const std::vector<const algorithm*>& lines_of(coll_kind k) {
 }
 }  // namespace
 
+bool serves(const algorithm* al, const coll_args& a) { return al->inter == a.c->inter; }
+
+core::comm* run_comm(const coll_args& a) { return a.c->inter ? a.c->bridge : a.c; }
+
 const algorithm* select(const coll_args& a) {
   const algorithm* first_usable = nullptr;
   const std::vector<const algorithm*>& lines = lines_of(a.kind);
   if (const char* want = algorithm_override(a.kind)) {
     for (const algorithm* al : lines)
-      if (std::strcmp(al->name, want) == 0 && al->usable(a)) return al;
+      if (serves(al, a) && std::strcmp(al->name, want) == 0 && al->usable(a)) return al;
   }
   for (const algorithm* al : lines) {
-    if (!al->usable(a)) continue;
+    if (!serves(al, a) || !al->usable(a)) continue;
     if (al->preferred(a)) return al;
     if (!first_usable) first_usable = al;
   }
@@ -180,13 +186,15 @@ namespace {
 // two atomic operations shows on an 8-byte nonblocking collective); a caller that lets the lock go
 // must take its own.
 errc prepare(const coll_args& a, uint64_t* seq, const plan** out, bool* owned) {
-  // Every rank consumes one sequence number per collective, whatever happens below.
-  *seq = a.c->coll_seq++;
-  if (a.c->coll_pending >= max_outstanding)
+  // Every rank consumes one sequence number per collective, whatever happens below (an
+  // intercommunicator's collectives consume its bridge's: run_comm).
+  core::comm* rc = run_comm(a);
+  *seq = rc->coll_seq++;
+  if (rc->coll_pending >= max_outstanding)
     return core::error_set(errc::other,
                            "%u collective operations are already outstanding on this communicator "
                            "(MPIX_ICOLL_MAX_OUTSTANDING); complete some first",
-                           a.c->coll_pending);
+                           rc->coll_pending);
   const bool use_cache = cacheable(a);
   if (use_cache) {
     if (const plan* p = cache_repeat(a)) {
@@ -226,7 +234,7 @@ errc start(const coll_args& a, bool nonblocking, core::request** out) {
   const plan* p = nullptr;
   bool owned = false;
   if (errc e = prepare(a, &seq, &p, &owned); e != errc::success) return e;
-  errc e = run_start(p, a.c, a.sendbuf, a.recvbuf, make_tag_prefix(seq, nonblocking), out);
+  errc e = run_start(p, run_comm(a), a.sendbuf, a.recvbuf, make_tag_prefix(seq, nonblocking), out);
   if (owned) p->release();  // the run holds its own reference
   g.unlock();     // a progress thread woken now finds the lock free
   if (nonblocking && e == errc::success && !(*out)->is_complete()) core::progress_new_work();
@@ -234,8 +242,9 @@ errc start(const coll_args& a, bool nonblocking, core::request** out) {
 }
 
 errc run_blocking(const coll_args& a) {
-  // The first blocking collective on a communicator sets up its shared-memory region (collective).
-  if (a.c->coll_shm_state == shm::state_none) {
+  // The first blocking collective on a communicator sets up its shared-memory region (collective;
+  // not for intercommunicators: their plans run on the bridge, which needs no region).
+  if (!a.c->inter && a.c->coll_shm_state == shm::state_none) {
     if (errc e = shm::region_setup(a.c); e != errc::success) return e;
   }
   core::request* r = nullptr;
@@ -253,11 +262,11 @@ errc run_blocking(const coll_args& a) {
     }
     if (p->runs_inline) {
       // A chain of local and shared-memory steps: run it here, without a run or a request.
-      errc e = run_inline(p, a.c, a.sendbuf, a.recvbuf, g);
+      errc e = run_inline(p, run_comm(a), a.sendbuf, a.recvbuf, g);
       if (owned) p->release();
       return e;
     }
-    errc e = run_start(p, a.c, a.sendbuf, a.recvbuf, make_tag_prefix(seq, false), &r);
+    errc e = run_start(p, run_comm(a), a.sendbuf, a.recvbuf, make_tag_prefix(seq, false), &r);
     if (owned) p->release();
     if (e != errc::success) return e;
     core::progress_wait(g, [r] { return r->is_complete(); });

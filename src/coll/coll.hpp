@@ -65,7 +65,18 @@ struct algorithm {
   build_fn build;
   usable_fn usable;
   usable_fn preferred;  // selection: the first preferred usable algorithm wins, else the first usable
+  bool inter;           // an intercommunicator algorithm (BATON_INTER_ALGORITHM): selection only
+                        // considers the lines of the communicator's kind (see serves())
 };
+
+// Whether algorithm al serves communicator kind of a (intercommunicator lines serve only
+// intercommunicators, every other line only intracommunicators).
+bool serves(const algorithm* al, const coll_args& a);
+// The communicator a collective's plan runs on: a.c itself, or for an intercommunicator its
+// hidden bridge intracommunicator (core/comm.hpp), whose collective context and sequence numbers
+// every member of both groups consumes alike. Plans of intercommunicator algorithms name bridge
+// ranks as peers.
+core::comm* run_comm(const coll_args& a);
 
 // The registry (from algorithms.def).
 const algorithm* algorithms_begin();

@@ -25,7 +25,8 @@ constexpr int persistent_shm_slots_inline = 16;
 struct pcoll {
   run* r = nullptr;
   const algorithm* al = nullptr;
-  core::comm* c = nullptr;  // not retained here: the request's c holds the reference
+  core::comm* c = nullptr;  // the communicator the run is bound to (run_comm: an intercommunicator's
+                            // bridge); held by the run
   uint32_t id = 0;
 };
 
@@ -94,9 +95,10 @@ const core::request_ops pcoll_ops{refuse_active_free, refuse_cancel, start, dest
 
 // ---- algorithm choice ----
 
-const algorithm* find_named(coll_kind k, const std::string& name) {
+// The line of a.kind named `name` that serves a's kind of communicator (serves()).
+const algorithm* find_named(const coll_args& a, const std::string& name) {
   for (const algorithm* al = algorithms_begin(); al != algorithms_end(); ++al)
-    if (al->kind == k && name == al->name) return al;
+    if (al->kind == a.kind && serves(al, a) && name == al->name) return al;
   return nullptr;
 }
 
@@ -106,13 +108,14 @@ std::string kind_key(coll_kind k) {
 
 // A name given for this one operation: it must exist and be usable.
 errc named_for_operation(const coll_args& a, const std::string& key, const std::string& name, const algorithm** out) {
-  const algorithm* al = find_named(a.kind, name);
+  const algorithm* al = find_named(a, name);
   if (!al) {
     std::string known;
     for (const algorithm* x = algorithms_begin(); x != algorithms_end(); ++x)
-      if (x->kind == a.kind) known += std::string(known.empty() ? "" : ", ") + x->name;
-    return core::error_set(errc::info_value, "info key \"%s\": %s has no algorithm \"%s\" (known: %s)", key.c_str(),
-                           coll_name(a.kind), name.c_str(), known.c_str());
+      if (x->kind == a.kind && serves(x, a)) known += std::string(known.empty() ? "" : ", ") + x->name;
+    return core::error_set(errc::info_value, "info key \"%s\": %s has no %s algorithm \"%s\" (known: %s)",
+                           key.c_str(), coll_name(a.kind), a.c->inter ? "intercommunicator" : "intracommunicator",
+                           name.c_str(), known.c_str());
   }
   if (!al->usable(a))
     return core::error_set(errc::info_value, "info key \"%s\": the %s algorithm \"%s\" cannot run these arguments",
@@ -147,7 +150,7 @@ errc choose(const coll_args& a, const core::info* info, const algorithm** out, b
   }
   for (const auto& [key, value] : a.c->hints) {
     if (key != per_kind) continue;
-    const algorithm* al = find_named(a.kind, value);
+    const algorithm* al = find_named(a, value);
     if (al && al->usable(a)) {
       *out = al;
       return errc::success;
@@ -163,11 +166,14 @@ errc choose(const coll_args& a, const core::info* info, const algorithm** out, b
 errc persistent_init(const coll_args& args, const core::info* info, core::request** out) {
   coll_args a = args;
   a.persistent = true;
-  core::comm* c = a.c;
+  // The run is bound to run_comm(a): a.c, or an intercommunicator's bridge (whose sequence numbers
+  // and persistent ids every member of both groups consumes alike).
+  core::comm* c = run_comm(a);
   // A communicator all on this host gets its shared-memory region here when no blocking
   // collective has made it yet: the init is ordered like any collective, so every rank is at the
   // same point, and the shared-memory algorithms' predicates then agree on every rank.
-  if (c->coll_shm_state == shm::state_none)
+  // Intercommunicator algorithms have no shared-memory steps.
+  if (!a.c->inter && c->coll_shm_state == shm::state_none)
     if (errc e = shm::region_setup(c); e != errc::success) return e;
   core::engine_guard g;
   // Both counters advance identically on every rank, errors below included.
@@ -240,7 +246,7 @@ errc persistent_init(const coll_args& args, const core::info* info, core::reques
         return core::error_set(errc::other, "the %s algorithm \"%s\" needs a shared-memory region, which could not be made",
                                coll_name(a.kind), al->name);
       for (const algorithm* x = algorithms_begin(); x != algorithms_end() && !p; ++x) {
-        if (x->kind != a.kind || x == al || !x->usable(a)) continue;
+        if (x->kind != a.kind || x == al || !serves(x, a) || !x->usable(a)) continue;
         if (errc e2 = build(a, x, &p); e2 != errc::success) return e2;
         if (!p->uses_shm) {
           al = x;
@@ -271,8 +277,8 @@ errc persistent_init(const coll_args& args, const core::info* info, core::reques
   q->persistent = true;
   q->ops = &pcoll_ops;
   q->ext = pc;
-  q->c = c;  // error handler of completion calls; released when the request is destroyed
-  c->retain();
+  q->c = a.c;  // error handler of completion calls; released when the request is destroyed
+  a.c->retain();
   q->mark_complete();  // an inactive request tests complete
   *out = q;
   return errc::success;

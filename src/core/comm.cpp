@@ -113,6 +113,7 @@ comm* comm_make(comm* parent, uint32_t ctx, std::vector<int> world) {
     if (c->world[size_t(i)] == me) c->rank = i;
   c->eh = parent->eh;
   c->eh->retain();
+  c->session = parent->session;
   return c;
 }
 }  // namespace
@@ -139,6 +140,8 @@ void comm::release() {
   if (predefined) return;
   if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
     if (coll_shm_free) coll_shm_free(this);
+    // Its buffered sends hold references, so none is left in its buffer: detached implicitly.
+    if (bsend) p2p::bsend_buffer_destroy(bsend);
     if (inter) {
       if (bridge) bridge->release();  // the bridge owns the context
     } else {
@@ -227,6 +230,7 @@ errc comm_dup(comm* parent, comm** out) {
   c->eh = parent->eh;
   c->eh->retain();
   c->topo = parent->topo;
+  c->session = parent->session;
   *out = c;
   return errc::success;
 }
@@ -261,6 +265,7 @@ errc comm_split(comm* parent, int color, int key, comm** out) {
   }
   c->eh = parent->eh;
   c->eh->retain();
+  c->session = parent->session;
   *out = c;
   return errc::success;
 }

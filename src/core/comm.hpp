@@ -13,6 +13,7 @@
 
 #include "core/attr.hpp"
 #include "core/error.hpp"
+#include "core/session_link.hpp"
 
 namespace baton::core {
 
@@ -74,6 +75,14 @@ class comm {
   comm* bridge = nullptr;
   int bridge_local = 0;
   int bridge_remote = 0;
+  // Buffered mode (MPI-4.1 3.6): the buffer attached to this communicator (MPI_Comm_attach_buffer,
+  // not inherited by communicators made from it), and the session this communicator derives from
+  // (nullptr in the World model; inherited by dup, split, create...). Engine lock.
+  p2p::bsend_buffer* bsend = nullptr;
+  std::shared_ptr<session_link> session;
+  // Point-to-point requests on this communicator started and not yet complete (user and
+  // internal ones; MPI_Comm_disconnect waits for them). Engine lock.
+  uint32_t p2p_pending = 0;
   int local_size() const { return inter ? static_cast<int>(local_world.size()) : size; }
 
   int world_rank(int r) const { return world[static_cast<size_t>(r)]; }

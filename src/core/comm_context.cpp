@@ -388,6 +388,7 @@ comm* comm_idup_prepare(comm* parent) {
   c->eh = parent->eh;
   c->eh->retain();
   c->topo = parent->topo;
+  c->session = parent->session;
   return c;
 }
 

@@ -81,6 +81,12 @@ errc expand_ranges(const group* g, int n, const int (*ranges)[3], std::vector<in
   return errc::success;
 }
 
+// A group made from `from` keeps its session link (the empty group, shared, never does).
+group* derive(group* out, const group* from) {
+  if (!out->predefined) out->session = from->session;
+  return out;
+}
+
 std::unordered_set<int> world_set(const group* g) {
   return {g->world.begin(), g->world.end()};
 }
@@ -92,7 +98,7 @@ errc group_incl(const group* g, int n, const int* ranks, group** out) {
   std::vector<int> w;
   w.reserve(size_t(n));
   for (int i = 0; i < n; ++i) w.push_back(g->world[size_t(ranks[i])]);
-  *out = group_make(std::move(w));
+  *out = derive(group_make(std::move(w)), g);
   return errc::success;
 }
 
@@ -102,7 +108,7 @@ errc group_excl(const group* g, int n, const int* ranks, group** out) {
   std::vector<int> w;
   for (size_t i = 0; i < g->world.size(); ++i)
     if (!seen[i]) w.push_back(g->world[i]);
-  *out = group_make(std::move(w));
+  *out = derive(group_make(std::move(w)), g);
   return errc::success;
 }
 
@@ -112,7 +118,7 @@ errc group_range_incl(const group* g, int n, const int (*ranges)[3], group** out
   std::vector<int> w;
   w.reserve(ranks.size());
   for (int r : ranks) w.push_back(g->world[size_t(r)]);
-  *out = group_make(std::move(w));
+  *out = derive(group_make(std::move(w)), g);
   return errc::success;
 }
 
@@ -124,7 +130,7 @@ errc group_range_excl(const group* g, int n, const int (*ranges)[3], group** out
   std::vector<int> w;
   for (size_t i = 0; i < g->world.size(); ++i)
     if (!drop[i]) w.push_back(g->world[i]);
-  *out = group_make(std::move(w));
+  *out = derive(group_make(std::move(w)), g);
   return errc::success;
 }
 
@@ -133,7 +139,7 @@ group* group_union(const group* a, const group* b) {
   auto in_a = world_set(a);
   for (int x : b->world)
     if (!in_a.count(x)) w.push_back(x);
-  return group_make(std::move(w));
+  return derive(group_make(std::move(w)), a->session ? a : b);
 }
 
 group* group_intersection(const group* a, const group* b) {
@@ -141,7 +147,7 @@ group* group_intersection(const group* a, const group* b) {
   std::vector<int> w;
   for (int x : a->world)
     if (in_b.count(x)) w.push_back(x);
-  return group_make(std::move(w));
+  return derive(group_make(std::move(w)), a->session ? a : b);
 }
 
 group* group_difference(const group* a, const group* b) {
@@ -149,7 +155,7 @@ group* group_difference(const group* a, const group* b) {
   std::vector<int> w;
   for (int x : a->world)
     if (!in_b.count(x)) w.push_back(x);
-  return group_make(std::move(w));
+  return derive(group_make(std::move(w)), a->session ? a : b);
 }
 
 cmp_result group_compare(const group* a, const group* b) {

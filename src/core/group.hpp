@@ -7,9 +7,11 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/session_link.hpp"
 
 namespace baton::core {
 
@@ -24,6 +26,9 @@ class group {
   int rank = -1;           // this process's rank in the group, -1 if not a member
   std::atomic<int> refs{1};
   bool predefined = false;
+  // The session whose process set this group derives from (nullptr otherwise); communicators
+  // made from the group inherit it (core/session_link.hpp).
+  std::shared_ptr<session_link> session;
 
   int size() const { return static_cast<int>(world.size()); }
   void retain() { refs.fetch_add(1, std::memory_order_relaxed); }

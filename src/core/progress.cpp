@@ -35,9 +35,12 @@ void progress_remove_poller(poll_fn fn) {
   v.erase(std::remove(v.begin(), v.end(), fn), v.end());
 }
 
+// By index, not by iterator: a poller may add or remove pollers while it runs (a buffered-send
+// flush poller removes itself once its flushes are done), which would invalidate an iterator.
 bool progress_poll() {
   bool moved = false;
-  for (poll_fn fn : pollers()) moved |= fn();
+  std::vector<poll_fn>& v = pollers();
+  for (size_t i = 0; i < v.size(); ++i) moved |= v[i]();
   return moved;
 }
 

@@ -59,6 +59,7 @@ class request {
   bool user_freed = false; // MPI_Request_free called while the operation was pending
   bool matched_ = false;   // receives: matched with a message (no longer cancellable)
   bool shared = false;     // an immutable complete request handed out many times, never deleted
+  bool counted = false;    // point-to-point: counted in c->p2p_pending until it completes
   std::atomic<bool> complete{false};
   req_status status;
 

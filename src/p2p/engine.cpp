@@ -766,6 +766,8 @@ void start_send(request* r) {
   r->proto = 0;
   r->status = core::req_status{};
   r->complete.store(false, std::memory_order_relaxed);
+  r->counted = true;
+  ++r->c->p2p_pending;
   if (r->peer == proc_null) {
     r->status.source = proc_null;
     r->status.tag = any_tag;
@@ -799,6 +801,8 @@ void start_recv(request* r) {
   r->matched_ = false;
   r->status = core::req_status{};
   r->complete.store(false, std::memory_order_relaxed);
+  r->counted = true;
+  ++r->c->p2p_pending;
   if (r->peer == proc_null) {
     r->status.source = proc_null;
     r->status.tag = any_tag;
@@ -848,6 +852,10 @@ void complete_request(request* r) {
   if (r->bsend_block) {
     bsend_release(r->bsend_block);
     r->bsend_block = nullptr;
+  }
+  if (r->counted) {
+    r->counted = false;
+    --r->c->p2p_pending;
   }
   if (r->on_complete) {
     r->mark_complete();

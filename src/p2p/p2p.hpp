@@ -91,13 +91,25 @@ bool message_valid(const message* m);
 // MPI_Cancel: cancels an unmatched receive; sends are never cancelled (they complete normally).
 [[nodiscard]] errc cancel(request* r);
 
-// Buffered mode (MPI_Buffer_attach/detach). Detach waits for pending buffered sends.
-[[nodiscard]] errc buffer_attach(void* buf, int64_t size);
-[[nodiscard]] errc buffer_detach(void** buf, int64_t* size);
-// MPI_Buffer_flush / MPI_Buffer_iflush: wait (or a request that completes) once every pending
-// buffered send has left the attached buffer.
-[[nodiscard]] errc buffer_flush();
-[[nodiscard]] errc buffer_iflush(request** out);
+// Buffered mode (MPI-4.1 3.6, src/p2p/bsend.cpp). A buffer is attached to a slot: the process's
+// (process_buffer_slot(), MPI_Buffer_attach), a session's (core::session_link::bsend) or a
+// communicator's (core::comm::bsend); a buffered send on c uses c's buffer, else its session's,
+// else the process's. `automatic` (MPI_BUFFER_AUTOMATIC) makes a buffer the library allocates as
+// needed (buf and size ignored). Attaching to an occupied slot is errc::buffer, a negative size
+// errc::arg. Detach (errc::buffer if the slot is empty) empties the slot at once, waits until the
+// buffer's messages have left it and gives back its address, size and kind.
+struct bsend_buffer;
+bsend_buffer** process_buffer_slot();
+[[nodiscard]] errc buffer_attach(bsend_buffer** slot, void* buf, int64_t size, bool automatic);
+[[nodiscard]] errc buffer_detach(bsend_buffer** slot, void** buf, int64_t* size, bool* automatic);
+// Flush: waits until every message buffered in the slot's buffer before the call has left it
+// (success at once if none is attached). Iflush: the same as a request (kind send, on `c`, which it
+// retains) that completes then.
+[[nodiscard]] errc buffer_flush(bsend_buffer** slot);
+[[nodiscard]] errc buffer_iflush(bsend_buffer** slot, comm* c, request** out);
+// Deletes a communicator's buffer when the communicator is destroyed (implicit detach; nothing is
+// left in it then, since its buffered sends hold references on the communicator).
+void bsend_buffer_destroy(bsend_buffer* b);
 
 // One pass over every transport and queue. Returns true if anything happened.
 bool poll();

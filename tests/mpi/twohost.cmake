@@ -22,8 +22,10 @@
 #   coll_persistent_alloc: counts malloc calls per start; UCX allocates inside its own progress
 #   queue_cuda, queue_cuda_device: need a GPU (skip with exit 77 in their own registration)
 # The queue tests (label queue) run here too: matched channels with a peer on another host carry
-# their starts as engine messages over UCX.
-set(BATON_TWOHOST_LABELS pt2pt coll coll_alg datatype async queue rma)
+# their starts as engine messages over UCX. So do the intercommunicator tests labelled intercomm
+# (groups split across the hosts: bridges and point-to-point over UCX) and the one-sided tests
+# labelled rma (operations and their replies over UCX; a shared window across hosts is refused).
+set(BATON_TWOHOST_LABELS pt2pt coll coll_alg datatype async queue intercomm rma)
 set(BATON_TWOHOST_EXCLUDE comm_create coll_persistent_alloc coll_persistent_alloc_noshm queue_cuda queue_cuda_device)
 set(BATON_TWOHOST_PMI2_EXTRA coll_basic)
 

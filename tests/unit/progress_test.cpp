@@ -4,6 +4,9 @@
 // poll before sleeping) saw it hold.
 #include <gtest/gtest.h>
 
+#include <array>
+#include <utility>
+
 #include "core/progress.hpp"
 #include "core/runtime.hpp"
 
@@ -49,4 +52,53 @@ TEST(ProgressWait, PredicateNotCalledAgainAfterItHeldWhileSpinning) {
   expect_no_call_after_true(backoff_policy{1000000000ull, 2000000000ull, 1000});
 }
 
+}  // namespace
+
+// core::progress_poll: a poller may add or remove pollers while it runs (the buffered-send flush
+// poller removes itself); the list must not be walked through iterators that this invalidates
+// (under ASan the old range-for read freed memory once an addition reallocated the list).
+namespace {
+int g_extra_calls = 0;
+template <int N>
+bool extra_poller() {
+  ++g_extra_calls;
+  return false;
+}
+template <int... N>
+constexpr std::array<baton::core::poll_fn, sizeof...(N)> extra_pollers(std::integer_sequence<int, N...>) {
+  return {&extra_poller<N>...};
+}
+constexpr auto g_extras = extra_pollers(std::make_integer_sequence<int, 64>());
+
+int g_sentinel_calls = 0;
+bool sentinel_poller() {
+  ++g_sentinel_calls;
+  return false;
+}
+
+bool adds_then_removes_itself() {
+  for (auto fn : g_extras) baton::core::progress_add_poller(fn);
+  baton::core::progress_remove_poller(&adds_then_removes_itself);
+  return true;
+}
+
+TEST(ProgressPoll, PollersMayAddAndRemovePollersWhileTheyRun) {
+  g_extra_calls = 0;
+  // A poller after the adder: the walk goes on past the adder, through the reallocated list.
+  baton::core::progress_add_poller(&adds_then_removes_itself);
+  baton::core::progress_add_poller(&sentinel_poller);
+  g_sentinel_calls = 0;
+  EXPECT_TRUE(baton::core::progress_poll());  // the adder ran and reported progress
+  EXPECT_LE(g_sentinel_calls, 1);
+  const int during = g_extra_calls;
+  (void)baton::core::progress_poll();
+  // The second poll runs every added poller once (the first may have run some of them).
+  EXPECT_EQ(g_extra_calls - during, 64);
+  EXPECT_GE(g_sentinel_calls, 1);
+  for (auto fn : g_extras) baton::core::progress_remove_poller(fn);
+  baton::core::progress_remove_poller(&sentinel_poller);
+  g_extra_calls = 0;
+  (void)baton::core::progress_poll();
+  EXPECT_EQ(g_extra_calls, 0);
+}
 }  // namespace

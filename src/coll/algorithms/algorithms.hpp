@@ -14,7 +14,9 @@
 namespace baton::coll {
 
 #define BATON_ALGORITHM(coll, name, fn, usable, preferred) errc fn(const coll_args& a, builder& b);
+#define BATON_INTER_ALGORITHM(coll, name, fn, usable, preferred) errc fn(const coll_args& a, builder& b);
 #include "coll/algorithms.def"
+#undef BATON_INTER_ALGORITHM
 #undef BATON_ALGORITHM
 
 // Predicates used by the registry.
