@@ -104,6 +104,11 @@ static void exchange(MPI_Comm ic, const int* mine, int nmine, const int* other, 
         CHECK(cnt == 1, "%s: count %d", what, cnt);
     }
     CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+    /* The receives above take any source and tag: no remote process may send this one its next
+     * message (a later part of the test) before every receive here is done. Seen on a 16-core
+     * machine: remote rank 1's Sendrecv overtook remote rank 4's exchange message, so the loop
+     * took it and the Sendrecv then waited forever. */
+    CHECK_MPI(MPI_Barrier(ic));
 }
 
 static int copied_attr_calls = 0;
