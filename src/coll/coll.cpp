@@ -98,6 +98,10 @@ struct cache_key {
   const core::comm* c;
   uint32_t ctx;
   int rank, size;
+  // An intercommunicator's plan also depends on its local group's size and where both groups sit
+  // in its bridge: a freed intercommunicator's address and context may come back for another one
+  // with the same rank and remote size (a barrier then ran a stale plan and hung).
+  int local_size, bridge_local, bridge_remote;
   int64_t count, rcount;
   const core::datatype *type, *rtype;
   const core::op* op;
@@ -124,8 +128,10 @@ bool cacheable(const coll_args& a) {
 }
 
 cache_key key_of(const coll_args& a, const algorithm* al) {
-  return cache_key{a.kind, a.c, a.c->ctx, a.c->rank, a.c->size, a.count, a.rcount, a.type, a.rtype, a.op, a.root,
-                   a.in_place, al};
+  const core::comm* c = a.c;
+  return cache_key{a.kind,           c,       c->ctx,   c->rank, c->size, c->local_size(), c->bridge_local,
+                   c->bridge_remote, a.count, a.rcount, a.type,  a.rtype, a.op,            a.root,
+                   a.in_place,       al};
 }
 
 // The entry each collective hit last: a loop repeating one call finds it at once.
