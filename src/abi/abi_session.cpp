@@ -148,15 +148,8 @@ errc level_from_info(const core::info* in, core::thread_level* out) {
 
 // ---- string tags ----
 
-uint64_t fnv1a(const void* p, size_t n, uint64_t h) {
-  const auto* b = static_cast<const unsigned char*>(p);
-  for (size_t i = 0; i < n; ++i) {
-    h ^= b[i];
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
-constexpr uint64_t fnv_offset = 0xcbf29ce484222325ull;
+using core::fnv1a;
+using core::fnv_offset;
 
 
 // The error handler passed for a communicator made from groups: a valid one made for

@@ -111,6 +111,17 @@ class comm {
 // calls over disjoint groups, or with distinct tags, cannot cross.
 [[nodiscard]] errc comm_create_group(comm* parent, const std::vector<int>& members, int tag, comm** out);
 constexpr int create_group_tag(int tag) { return -0x40000000 - int(uint32_t(tag) & 0x3fffffffu); }
+// FNV-1a over n bytes from h (start with fnv_offset): the digests that derive agreement tags and
+// check keys from string tags and member lists (MPI_Comm_create_from_group, intercommunicators).
+constexpr uint64_t fnv_offset = 0xcbf29ce484222325ull;
+inline uint64_t fnv1a(const void* p, size_t n, uint64_t h) {
+  const auto* b = static_cast<const unsigned char*>(p);
+  for (size_t i = 0; i < n; ++i) {
+    h ^= b[i];
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
 // MPI_Comm_create_from_group: collective over `members` only (world ranks, the caller among them),
 // with no parent: the agreement runs over rt().processes (a context no user communicator has) with
 // tag create_group_tag(tag), `tag` being derived from the string tag. First the first member

@@ -27,15 +27,6 @@ const datatype* byte_type() {
 
 constexpr int undefined = -32766;  // MPI_UNDEFINED
 
-constexpr uint64_t fnv_offset = 0xcbf29ce484222325ull;
-uint64_t fnv(const void* p, size_t n, uint64_t h) {
-  const auto* b = static_cast<const unsigned char*>(p);
-  for (size_t i = 0; i < n; ++i) {
-    h ^= b[i];
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
 
 // An intracommunicator to serve as a bridge: `world` in that order, context `ctx`.
 comm* bridge_make(std::vector<int> world, uint32_t ctx, errhandler* eh) {
@@ -91,9 +82,9 @@ std::vector<int> iota_ranks(int n) {
 // other groups, or with another salt, seldom share it; when they do, the key check in
 // comm_create_from_group still keeps them apart).
 errc bridge_build(const std::vector<int>& members, uint64_t salt, comm** out) {
-  const uint64_t h = fnv(members.data(), members.size() * sizeof(int), fnv_offset ^ salt);
+  const uint64_t h = fnv1a(members.data(), members.size() * sizeof(int), fnv_offset ^ salt);
   const int tag = int(h & 0x3fffffffu);
-  const uint64_t key = fnv(&h, sizeof h, fnv_offset ^ 0x1e7e4c0ull);
+  const uint64_t key = fnv1a(&h, sizeof h, fnv_offset ^ 0x1e7e4c0ull);
   return comm_create_from_group(members, tag, key, out);
 }
 
@@ -206,7 +197,7 @@ errc intercomm_create_from_groups(const std::vector<int>& local, int local_leade
   const std::vector<int>& b = local_first ? remote : local;
   std::vector<int> members(a);
   members.insert(members.end(), b.begin(), b.end());
-  const uint64_t k = fnv(members.data(), members.size() * sizeof(int), key);
+  const uint64_t k = fnv1a(members.data(), members.size() * sizeof(int), key);
   comm* bridge = nullptr;
   if (errc e = comm_create_from_group(members, tag, k, &bridge); e != errc::success) return e;
   *out = inter_from_bridge(bridge, int(a.size()), bridge->eh);
