@@ -87,9 +87,18 @@ int reduce_local_impl(const char* fn, const void* inbuf, void* inoutbuf, int64_t
   if (!o) return abi::raise(fn, nullptr, errc::op);
   core::elem_kind k = core::elem_kind::none;
   if (errc e = abi::check_op_type(*o, *t, &k); e != errc::success) return abi::raise(fn, nullptr, e);
+  // MPI_IN_PLACE is not an option of this call, and the two buffers must not alias (MPI-4.1
+  // section 2.3): refused before either is touched (MPI_IN_PLACE is address 1 in the ABI).
+  if (inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE)
+    return abi::raise(fn, nullptr,
+                      core::error_set(errc::buffer, "MPI_IN_PLACE given as %s; MPI_Reduce_local has no in-place form",
+                                      inbuf == MPI_IN_PLACE ? "inbuf" : "inoutbuf"));
   if (errc e = abi::check_buffer(inbuf, count, t); e != errc::success) return abi::raise(fn, nullptr, e);
   if (errc e = abi::check_buffer(inoutbuf, count, t); e != errc::success) return abi::raise(fn, nullptr, e);
   if (count == 0 || t->size() == 0) return MPI_SUCCESS;
+  if (inbuf == inoutbuf)
+    return abi::raise(fn, nullptr,
+                      core::error_set(errc::buffer, "inbuf and inoutbuf are the same buffer (aliased arguments)"));
   return call(fn, nullptr, [&] {
     return core::reduce_typed(*o, inbuf, inoutbuf, count, *t, static_cast<void*>(abi::to_handle(t)));
   });

@@ -1,0 +1,7 @@
+# Regression tests for Baton bugs found by running MPICH's test/mpi suite (pt2pt, part, errhan,
+# init, basic, attr, group, datatype, topo, mpi_t, errors) against Baton.
+
+# MPI_Reduce_local: MPI_IN_PLACE (either buffer) and aliased buffers give MPI_ERR_BUFFER
+# (MPI_IN_PLACE as inbuf used to crash).
+add_mpi_test(NAME mtfix_p2p_reduce_local SOURCES mtfix_p2p_reduce_local.c NP 1 TIMEOUT 30 LABELS errors)
+
