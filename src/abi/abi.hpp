@@ -68,6 +68,10 @@ MPI_Op to_handle(const core::op* o);
 // Whether `o` applies to `t`'s basic elements (errc::op with a message if not); *kind gets the
 // element kind op_apply takes (count * t.basic_count() elements of it per count of t).
 errc check_op_type(const core::op& o, const core::datatype& t, core::elem_kind* kind);
+// The error a user callback's nonzero return code stands for (attribute copy/delete callbacks,
+// abi_common.cpp): the code itself when it is a predefined class or a class/code made by
+// MPI_Add_error_class/_code, so the caller gets what the callback returned; else MPI_ERR_OTHER.
+errc user_callback_error(int rc);
 
 // ---- argument checks (each sets a clear message) ----
 // MPI is usable: the World model is initialized and not finalized, or a session is initialized

@@ -38,9 +38,9 @@ errc non_null(const void* p, const char* what) {
   return errc::success;
 }
 
-// A callback's return code as an error class (anything unknown is MPI_ERR_OTHER).
+// A callback's return code as the error to report (anything unknown is MPI_ERR_OTHER).
 errc callback_error(int rc, const char* which, int keyval) {
-  errc e = (rc > 0 && rc <= MPI_ERR_ERRHANDLER) ? errc(rc) : errc::other;
+  errc e = abi::user_callback_error(rc);
   return core::error_set(e, "the %s callback of attribute key %d returned error %d", which, keyval, rc);
 }
 

@@ -223,4 +223,9 @@ int raise(const char* fn, core::comm* c, errc e) {
   return raise_with(fn, eh, to_handle(target), e);
 }
 
+errc user_callback_error(int rc) {
+  if (core::error_class_is_predefined(rc) || core::user_error_lookup(rc, nullptr, nullptr)) return errc(rc);
+  return errc::other;
+}
+
 }  // namespace baton::abi

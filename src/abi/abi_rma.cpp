@@ -174,7 +174,7 @@ errc run_delete(window* w, const core::attribute a) {
   if (!fn) return errc::success;
   int rc = fn(to_handle(w), a.kv->id, a.value, a.kv->extra_state);
   if (rc != MPI_SUCCESS)
-    return core::error_set(rc > 0 && rc <= MPI_ERR_ABI ? errc(rc) : errc::other,
+    return core::error_set(abi::user_callback_error(rc),
                            "the delete callback of window attribute key %d returned error %d", a.kv->id, rc);
   return errc::success;
 }

@@ -25,7 +25,7 @@ std::recursive_mutex& attr_mutex() {
 constexpr uintptr_t sentinel_dup = 1;
 
 errc callback_error(int rc, const char* which, int keyval) {
-  errc e = (rc > 0 && rc <= MPI_ERR_ERRHANDLER) ? errc(rc) : errc::other;
+  errc e = abi::user_callback_error(rc);
   return core::error_set(e, "the %s callback of datatype attribute key %d returned error %d", which, keyval, rc);
 }
 

@@ -5,3 +5,6 @@
 # (MPI_IN_PLACE as inbuf used to crash).
 add_mpi_test(NAME mtfix_p2p_reduce_local SOURCES mtfix_p2p_reduce_local.c NP 1 TIMEOUT 30 LABELS errors)
 
+# A user error code/class returned by an attribute copy/delete callback (communicator, datatype,
+# window) is what the MPI call returns, not MPI_ERR_OTHER.
+add_mpi_test(NAME mtfix_p2p_callback_error SOURCES mtfix_p2p_callback_error.c NP 1 2 TIMEOUT 30 LABELS errors)
