@@ -277,6 +277,7 @@ extern "C" {
 int PMPI_Comm_size(MPI_Comm comm, int* size) {
   core::comm* c = abi::to_comm(comm);
   if (!c) return abi::raise("MPI_Comm_size", nullptr, errc::comm);
+  if (!size) return abi::raise("MPI_Comm_size", c, core::error_set(errc::arg, "NULL size pointer"));
   *size = c->local_size();
   return MPI_SUCCESS;
 }
@@ -285,6 +286,7 @@ BATON_ALIAS(MPI_Comm_size);
 int PMPI_Comm_rank(MPI_Comm comm, int* rank) {
   core::comm* c = abi::to_comm(comm);
   if (!c) return abi::raise("MPI_Comm_rank", nullptr, errc::comm);
+  if (!rank) return abi::raise("MPI_Comm_rank", c, core::error_set(errc::arg, "NULL rank pointer"));
   *rank = c->rank;
   return MPI_SUCCESS;
 }

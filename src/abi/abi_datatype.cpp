@@ -464,10 +464,11 @@ int extent_impl(const char* fn, MPI_Datatype datatype, Out* lb, Out* extent, boo
   return MPI_SUCCESS;
 }
 
-int size_impl(const char* fn, MPI_Datatype datatype, int64_t* size) {
+// `out` is the caller's output pointer (checked here; the size goes to *size, a local of the caller).
+int size_impl(const char* fn, MPI_Datatype datatype, const void* out, int64_t* size) {
   const core::datatype* t = nullptr;
   if (errc e = get_type(datatype, &t); e != errc::success) return abi::raise(fn, nullptr, e);
-  if (!size) return abi::raise(fn, nullptr, null_arg("size"));
+  if (!out) return abi::raise(fn, nullptr, null_arg("size"));
   *size = t->size();
   return MPI_SUCCESS;
 }
@@ -717,19 +718,19 @@ BATON_ALIAS(MPI_Type_free);
 
 int PMPI_Type_size(MPI_Datatype datatype, int* size) {
   int64_t s = 0;
-  int rc = size_impl("MPI_Type_size", datatype, &s);
+  int rc = size_impl("MPI_Type_size", datatype, size, &s);
   if (rc == MPI_SUCCESS) *size = s > INT_MAX ? MPI_UNDEFINED : static_cast<int>(s);
   return rc;
 }
 int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size) {
   int64_t s = 0;
-  int rc = size_impl("MPI_Type_size_c", datatype, &s);
+  int rc = size_impl("MPI_Type_size_c", datatype, size, &s);
   if (rc == MPI_SUCCESS) *size = s;
   return rc;
 }
 int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
   int64_t s = 0;
-  int rc = size_impl("MPI_Type_size_x", datatype, &s);
+  int rc = size_impl("MPI_Type_size_x", datatype, size, &s);
   if (rc == MPI_SUCCESS) *size = s;
   return rc;
 }
@@ -1090,12 +1091,14 @@ int PMPI_Unpack_external_c(const char datarep[], const void* inbuf, MPI_Count in
 }
 int PMPI_Pack_external_size(const char* datarep, int incount, MPI_Datatype datatype, MPI_Aint* size) {
   int64_t s = 0;
+  if (!size) return abi::raise("MPI_Pack_external_size", nullptr, null_arg("size"));
   int rc = pack_external_size_impl("MPI_Pack_external_size", datarep, incount, datatype, &s);
   if (rc == MPI_SUCCESS) *size = static_cast<MPI_Aint>(s);
   return rc;
 }
 int PMPI_Pack_external_size_c(const char* datarep, MPI_Count incount, MPI_Datatype datatype, MPI_Count* size) {
   int64_t s = 0;
+  if (!size) return abi::raise("MPI_Pack_external_size_c", nullptr, null_arg("size"));
   int rc = pack_external_size_impl("MPI_Pack_external_size_c", datarep, incount, datatype, &s);
   if (rc == MPI_SUCCESS) *size = s;
   return rc;

@@ -94,18 +94,21 @@ int PMPI_Initialized(int* flag) {
 BATON_ALIAS(MPI_Initialized);
 
 int PMPI_Finalized(int* flag) {
+  if (!flag) return abi::raise("MPI_Finalized", nullptr, core::error_set(errc::arg, "NULL flag pointer"));
   *flag = core::rt().finalized.load() ? 1 : 0;
   return MPI_SUCCESS;
 }
 BATON_ALIAS(MPI_Finalized);
 
 int PMPI_Query_thread(int* provided) {
+  if (!provided) return abi::raise("MPI_Query_thread", nullptr, core::error_set(errc::arg, "NULL provided pointer"));
   *provided = level_to_mpi(core::rt().level);
   return MPI_SUCCESS;
 }
 BATON_ALIAS(MPI_Query_thread);
 
 int PMPI_Is_thread_main(int* flag) {
+  if (!flag) return abi::raise("MPI_Is_thread_main", nullptr, core::error_set(errc::arg, "NULL flag pointer"));
   *flag = core::runtime_is_main_thread() ? 1 : 0;
   return MPI_SUCCESS;
 }
@@ -128,6 +131,9 @@ double PMPI_Wtick(void) {
 BATON_ALIAS(MPI_Wtick);
 
 int PMPI_Get_processor_name(char* name, int* resultlen) {
+  if (!name) return abi::raise("MPI_Get_processor_name", nullptr, core::error_set(errc::arg, "NULL name pointer"));
+  if (!resultlen)
+    return abi::raise("MPI_Get_processor_name", nullptr, core::error_set(errc::arg, "NULL resultlen pointer"));
   char host[MPI_MAX_PROCESSOR_NAME] = {};
   gethostname(host, sizeof host - 1);
   copy_string(name, resultlen, host, MPI_MAX_PROCESSOR_NAME);
@@ -136,6 +142,8 @@ int PMPI_Get_processor_name(char* name, int* resultlen) {
 BATON_ALIAS(MPI_Get_processor_name);
 
 int PMPI_Get_version(int* version, int* subversion) {
+  if (!version) return abi::raise("MPI_Get_version", nullptr, core::error_set(errc::arg, "NULL version pointer"));
+  if (!subversion) return abi::raise("MPI_Get_version", nullptr, core::error_set(errc::arg, "NULL subversion pointer"));
   *version = MPI_VERSION;
   *subversion = MPI_SUBVERSION;
   return MPI_SUCCESS;
@@ -143,6 +151,10 @@ int PMPI_Get_version(int* version, int* subversion) {
 BATON_ALIAS(MPI_Get_version);
 
 int PMPI_Get_library_version(char* version, int* resultlen) {
+  if (!version)
+    return abi::raise("MPI_Get_library_version", nullptr, core::error_set(errc::arg, "NULL version pointer"));
+  if (!resultlen)
+    return abi::raise("MPI_Get_library_version", nullptr, core::error_set(errc::arg, "NULL resultlen pointer"));
   copy_string(version, resultlen,
               "Baton 0.1.0 (MPI 5.0 standard ABI 1.0; shared-memory transport; C++20 core)",
               MPI_MAX_LIBRARY_VERSION_STRING);
@@ -405,6 +417,8 @@ BATON_ALIAS(MPI_Comm_set_errhandler);
 int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
   core::comm* c = abi::to_comm(comm);
   if (!c) return abi::raise("MPI_Comm_get_errhandler", nullptr, errc::comm);
+  if (!errhandler)
+    return abi::raise("MPI_Comm_get_errhandler", c, core::error_set(errc::arg, "NULL errhandler pointer"));
   c->eh->retain();
   *errhandler = abi::to_handle(c->eh);
   return MPI_SUCCESS;

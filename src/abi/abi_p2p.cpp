@@ -411,6 +411,7 @@ BATON_ALIAS(MPI_Isendrecv_replace_c);
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
   core::comm* c = nullptr;
   if (errc e = probe_args("MPI_Iprobe", source, tag, comm, &c); e != errc::success) return abi::raise("MPI_Iprobe", c, e);
+  if (!flag) return abi::raise("MPI_Iprobe", c, core::error_set(errc::arg, "NULL flag pointer"));
   return call("MPI_Iprobe", c, [&] {
     bool f = false;
     core::req_status st;
@@ -438,6 +439,8 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* mes
   core::comm* c = nullptr;
   if (errc e = probe_args("MPI_Improbe", source, tag, comm, &c); e != errc::success)
     return abi::raise("MPI_Improbe", c, e);
+  if (!flag) return abi::raise("MPI_Improbe", c, core::error_set(errc::arg, "NULL flag pointer"));
+  if (!message) return abi::raise("MPI_Improbe", c, core::error_set(errc::arg, "NULL message pointer"));
   return call("MPI_Improbe", c, [&] {
     bool f = false;
     core::req_status st;
@@ -456,6 +459,7 @@ BATON_ALIAS(MPI_Improbe);
 int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) {
   core::comm* c = nullptr;
   if (errc e = probe_args("MPI_Mprobe", source, tag, comm, &c); e != errc::success) return abi::raise("MPI_Mprobe", c, e);
+  if (!message) return abi::raise("MPI_Mprobe", c, core::error_set(errc::arg, "NULL message pointer"));
   return call("MPI_Mprobe", c, [&] {
     core::req_status st;
     p2p::message* m = nullptr;

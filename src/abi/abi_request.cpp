@@ -132,6 +132,7 @@ int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
     return abi::raise("MPI_Test", nullptr, errc::request);
   }
   if (errc e = abi::check_request(*request, &r); e != errc::success) return abi::raise("MPI_Test", nullptr, e);
+  if (!flag) return abi::raise("MPI_Test", r ? r->c : nullptr, core::error_set(errc::arg, "NULL flag pointer"));
   if (errc e = refuse_if_queued(r); e != errc::success) return abi::raise("MPI_Test", r->c, e);
   if (!r || !r->active) {
     *flag = 1;
@@ -193,6 +194,7 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Stat
   core::comm* c = nullptr;
   if (errc e = check_array("MPI_Testall", count, array_of_requests, &c); e != errc::success)
     return abi::raise("MPI_Testall", c, e);
+  if (!flag) return abi::raise("MPI_Testall", c, core::error_set(errc::arg, "NULL flag pointer"));
   poll_once();
   for (int i = 0; i < count; ++i) {
     if (pending(abi::to_request(array_of_requests[i]))) {
@@ -209,6 +211,8 @@ static int any_impl(const char* fn, int count, MPI_Request reqs[], int* index, i
                     bool block) {
   core::comm* c = nullptr;
   if (errc e = check_array(fn, count, reqs, &c); e != errc::success) return abi::raise(fn, c, e);
+  if (!index) return abi::raise(fn, c, core::error_set(errc::arg, "NULL index pointer"));
+  if (!block && !flag) return abi::raise(fn, c, core::error_set(errc::arg, "NULL flag pointer"));
   int found = -1;
   bool any_active = false;
   auto scan = [&] {
@@ -258,6 +262,8 @@ static int some_impl(const char* fn, int incount, MPI_Request reqs[], int* outco
                      MPI_Status statuses[], bool block) {
   core::comm* c = nullptr;
   if (errc e = check_array(fn, incount, reqs, &c); e != errc::success) return abi::raise(fn, c, e);
+  if (!outcount) return abi::raise(fn, c, core::error_set(errc::arg, "NULL outcount pointer"));
+  if (!indices && incount > 0) return abi::raise(fn, c, core::error_set(errc::arg, "NULL array_of_indices"));
   bool any_active = false;
   auto scan = [&] {
     any_active = false;
@@ -318,6 +324,8 @@ int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) 
   if (errc e = abi::check_request(request, &r); e != errc::success)
     return abi::raise("MPI_Request_get_status", nullptr, e);
   if (errc e = refuse_if_queued(r); e != errc::success) return abi::raise("MPI_Request_get_status", r->c, e);
+  if (!flag)
+    return abi::raise("MPI_Request_get_status", r ? r->c : nullptr, core::error_set(errc::arg, "NULL flag pointer"));
   if (!r || !r->active) {
     *flag = 1;
     abi::empty_status(status);
@@ -498,12 +506,16 @@ int PMPI_Cancel(MPI_Request* request) {
 BATON_ALIAS(MPI_Cancel);
 
 int PMPI_Test_cancelled(const MPI_Status* status, int* flag) {
+  if (!status) return abi::raise("MPI_Test_cancelled", nullptr, core::error_set(errc::arg, "NULL status pointer"));
+  if (!flag) return abi::raise("MPI_Test_cancelled", nullptr, core::error_set(errc::arg, "NULL flag pointer"));
   *flag = status->MPI_internal[2] != 0;
   return MPI_SUCCESS;
 }
 BATON_ALIAS(MPI_Test_cancelled);
 
 int PMPI_Status_set_cancelled(MPI_Status* status, int flag) {
+  if (!status)
+    return abi::raise("MPI_Status_set_cancelled", nullptr, core::error_set(errc::arg, "NULL status pointer"));
   status->MPI_internal[2] = flag ? 1 : 0;
   return MPI_SUCCESS;
 }
@@ -575,6 +587,7 @@ BATON_ALIAS(MPI_Startall);
 static int get_count_impl(const char* fn, const MPI_Status* status, MPI_Datatype datatype, int64_t* count) {
   const core::datatype* t = abi::to_type(datatype);
   if (!t) return abi::raise(fn, nullptr, errc::type);
+  if (!status) return abi::raise(fn, nullptr, core::error_set(errc::arg, "NULL status pointer (MPI_STATUS_IGNORE)"));
   uint64_t bytes = abi::status_bytes(status);
   if (t->size() == 0) {
     *count = bytes == 0 ? 0 : MPI_UNDEFINED;
@@ -588,12 +601,14 @@ static int get_count_impl(const char* fn, const MPI_Status* status, MPI_Datatype
 
 int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
   int64_t c = 0;
+  if (!count) return abi::raise("MPI_Get_count", nullptr, core::error_set(errc::arg, "NULL count pointer"));
   int rc = get_count_impl("MPI_Get_count", status, datatype, &c);
   if (rc == MPI_SUCCESS) *count = c > INT32_MAX ? MPI_UNDEFINED : int(c);
   return rc;
 }
 int PMPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
   int64_t c = 0;
+  if (!count) return abi::raise("MPI_Get_count_c", nullptr, core::error_set(errc::arg, "NULL count pointer"));
   int rc = get_count_impl("MPI_Get_count_c", status, datatype, &c);
   if (rc == MPI_SUCCESS) *count = c;
   return rc;
@@ -604,6 +619,7 @@ BATON_ALIAS(MPI_Get_count_c);
 static int get_elements_impl(const char* fn, const MPI_Status* status, MPI_Datatype datatype, int64_t* count) {
   const core::datatype* t = abi::to_type(datatype);
   if (!t) return abi::raise(fn, nullptr, errc::type);
+  if (!status) return abi::raise(fn, nullptr, core::error_set(errc::arg, "NULL status pointer (MPI_STATUS_IGNORE)"));
   int64_t n = t->elements_in(abi::status_bytes(status));
   *count = n < 0 ? static_cast<int64_t>(MPI_UNDEFINED) : n;
   return MPI_SUCCESS;
@@ -611,18 +627,21 @@ static int get_elements_impl(const char* fn, const MPI_Status* status, MPI_Datat
 
 int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
   int64_t c = 0;
+  if (!count) return abi::raise("MPI_Get_elements", nullptr, core::error_set(errc::arg, "NULL count pointer"));
   int rc = get_elements_impl("MPI_Get_elements", status, datatype, &c);
   if (rc == MPI_SUCCESS) *count = c > INT32_MAX ? MPI_UNDEFINED : int(c);
   return rc;
 }
 int PMPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
   int64_t c = 0;
+  if (!count) return abi::raise("MPI_Get_elements_c", nullptr, core::error_set(errc::arg, "NULL count pointer"));
   int rc = get_elements_impl("MPI_Get_elements_c", status, datatype, &c);
   if (rc == MPI_SUCCESS) *count = c;
   return rc;
 }
 int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
   int64_t c = 0;
+  if (!count) return abi::raise("MPI_Get_elements_x", nullptr, core::error_set(errc::arg, "NULL count pointer"));
   int rc = get_elements_impl("MPI_Get_elements_x", status, datatype, &c);
   if (rc == MPI_SUCCESS) *count = c;
   return rc;
@@ -634,18 +653,23 @@ BATON_ALIAS(MPI_Get_elements_x);
 int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) {
   const core::datatype* t = abi::to_type(datatype);
   if (!t) return abi::raise("MPI_Status_set_elements", nullptr, errc::type);
+  if (!status) return abi::raise("MPI_Status_set_elements", nullptr, core::error_set(errc::arg, "NULL status pointer"));
   abi::set_status_bytes(status, uint64_t(t->bytes_of_elements(count)));  // count is in basic elements
   return MPI_SUCCESS;
 }
 int PMPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
   const core::datatype* t = abi::to_type(datatype);
   if (!t) return abi::raise("MPI_Status_set_elements_c", nullptr, errc::type);
+  if (!status)
+    return abi::raise("MPI_Status_set_elements_c", nullptr, core::error_set(errc::arg, "NULL status pointer"));
   abi::set_status_bytes(status, uint64_t(t->bytes_of_elements(count)));  // count is in basic elements
   return MPI_SUCCESS;
 }
 int PMPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
   const core::datatype* t = abi::to_type(datatype);
   if (!t) return abi::raise("MPI_Status_set_elements_x", nullptr, errc::type);
+  if (!status)
+    return abi::raise("MPI_Status_set_elements_x", nullptr, core::error_set(errc::arg, "NULL status pointer"));
   abi::set_status_bytes(status, uint64_t(t->bytes_of_elements(count)));  // count is in basic elements
   return MPI_SUCCESS;
 }

@@ -8,3 +8,7 @@ add_mpi_test(NAME mtfix_p2p_reduce_local SOURCES mtfix_p2p_reduce_local.c NP 1 T
 # A user error code/class returned by an attribute copy/delete callback (communicator, datatype,
 # window) is what the MPI call returns, not MPI_ERR_OTHER.
 add_mpi_test(NAME mtfix_p2p_callback_error SOURCES mtfix_p2p_callback_error.c NP 1 2 TIMEOUT 30 LABELS errors)
+
+# NULL output pointers (Comm_size/rank, Type_size*, Get_count/elements, Test*/Wait*any/some,
+# Iprobe/Improbe/Mprobe, Request_get_status, version/thread queries, ...) give MPI_ERR_ARG, not a crash.
+add_mpi_test(NAME mtfix_p2p_null_args SOURCES mtfix_p2p_null_args.c NP 1 2 TIMEOUT 30 LABELS errors)
