@@ -67,7 +67,7 @@ errc new_comm(MPI_Comm* out, const char* what, Make make) {
   if (errc e = non_null(out, what); e != errc::success) return e;
   core::comm* n = nullptr;
   errc e = make(&n);
-  if (e == errc::success) *out = handle_or_null(n);
+  *out = e == errc::success ? handle_or_null(n) : MPI_COMM_NULL;  // a failed call gives no communicator
   return e;
 }
 

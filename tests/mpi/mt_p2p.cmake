@@ -12,3 +12,6 @@ add_mpi_test(NAME mtfix_p2p_callback_error SOURCES mtfix_p2p_callback_error.c NP
 # NULL output pointers (Comm_size/rank, Type_size*, Get_count/elements, Test*/Wait*any/some,
 # Iprobe/Improbe/Mprobe, Request_get_status, version/thread queries, ...) give MPI_ERR_ARG, not a crash.
 add_mpi_test(NAME mtfix_p2p_null_args SOURCES mtfix_p2p_null_args.c NP 1 2 TIMEOUT 30 LABELS errors)
+
+# A failed MPI_Cart_create / MPI_Graph_create sets the output handle to MPI_COMM_NULL.
+add_mpi_test(NAME mtfix_p2p_topo_error_null SOURCES mtfix_p2p_topo_error_null.c NP 1 3 TIMEOUT 30 LABELS topo)
