@@ -99,11 +99,13 @@ void send_done(request* q) {
 }
 
 // Sends `bytes` at buf (malloc'd, owned from here) to `peer`.
+// Headers (tag_hdr) travel on the header communicator w->hc, everything else on w->c.
 void send_bytes(window* w, int peer, int tag, void* buf, size_t bytes) {
   auto* s = new send_ctx{w, buf, nullptr};
   ++w->sends_inflight;
-  (void)p2p::start_internal(core::req_kind::send, buf, int64_t(bytes), byte_t(), peer, tag, w->c, w->c->ctx,
-                            send_done, s, 0);
+  core::comm* c = tag == tag_hdr ? w->hc : w->c;
+  (void)p2p::start_internal(core::req_kind::send, buf, int64_t(bytes), byte_t(), peer, tag, c, c->ctx, send_done, s,
+                            0);
 }
 
 // Sends (buf, count, dt) as typed data (the engine packs it); dt is retained until sent.
@@ -139,7 +141,7 @@ void hdr_done(request* q);
 void post_hdr(window* w) {
   w->hdr_busy = false;
   request* r = p2p::start_internal(core::req_kind::recv, w->hdr_buf, int64_t(hdr_cap), byte_t(), p2p::any_source,
-                                   tag_hdr, w->c, w->c->ctx, hdr_done, w, 0);
+                                   tag_hdr, w->hc, w->hc->ctx, hdr_done, w, 0);
   if (!w->hdr_busy) w->hdr_req = r;  // else it completed at once (its callback ran)
 }
 
@@ -549,8 +551,14 @@ errc win_create(core::comm* c, flavor fl, void* base, int64_t bytes, int64_t dis
                 const std::vector<std::pair<std::string, std::string>>& hints, window** out) {
   core::comm* wc = nullptr;
   if (errc e = core::comm_dup(c, &wc); e != errc::success) return e;
+  core::comm* hc = nullptr;
+  if (errc e = core::comm_dup(c, &hc); e != errc::success) {
+    (void)core::comm_free(wc);
+    return e;
+  }
   auto* w = new window;
   w->c = wc;
+  w->hc = hc;
   w->rank = wc->rank;
   w->size = wc->size;
   w->fl = fl;
@@ -601,6 +609,7 @@ errc win_create(core::comm* c, flavor fl, void* base, int64_t bytes, int64_t dis
   if (e != errc::success) {
     if (w->owns_memory) std::free(w->base);
     (void)core::comm_free(wc);
+    (void)core::comm_free(hc);
     delete w;
     return e;
   }
@@ -662,6 +671,7 @@ errc win_free(window* w) {
     w->magic = 0;
   }
   (void)core::comm_free(w->c);
+  (void)core::comm_free(w->hc);
   std::free(w->hdr_buf);
   if (w->owns_memory) std::free(w->base);
   shm_release(w);

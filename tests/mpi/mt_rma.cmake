@@ -1,0 +1,2 @@
+# Regressions found by running MPICH's test/mpi/rma suite against Baton (src/rma/, src/abi/abi_rma.cpp).
+add_mpi_test(NAME mtfix_rma_many_ops SOURCES mtfix_rma_many_ops.c NP 3 4 TIMEOUT 60 LABELS rma)
