@@ -191,13 +191,38 @@ void grant(window* w, const lock_waiter& l) {
   reply(w, l.origin, l.reply_tag, errc::success, nullptr, 0);
 }
 
+// Whether the memory attached to dynamic window w covers every byte of [a, b), possibly across
+// several adjacent regions (they never overlap: MPI_Win_attach refuses that).
+bool attached_covers(const window* w, uintptr_t a, uintptr_t b) {
+  while (a < b) {
+    bool advanced = false;
+    for (const auto& [base, len] : w->attached)
+      if (a >= base && a < base + uintptr_t(len)) {
+        a = base + uintptr_t(len);
+        advanced = true;
+        break;
+      }
+    if (!advanced) return false;
+  }
+  return true;
+}
+
 // Where the operation's bytes are in this process, or nullptr with the error message set.
-char* target_address(window* w, const op_hdr& h, errc* e) {
+char* target_address(window* w, const op_hdr& h, const seg* s, errc* e) {
   if (h.hi <= h.lo) return w->fl == flavor::dynamic ? reinterpret_cast<char*>(h.off) : static_cast<char*>(w->base) + h.off;
   if (w->fl == flavor::dynamic) {
     const uintptr_t a = uintptr_t(h.off + h.lo), b = uintptr_t(h.off + h.hi);
-    for (const auto& [base, len] : w->attached)
-      if (a >= base && b <= base + uintptr_t(len)) return reinterpret_cast<char*>(h.off);
+    // Every byte touched must be attached; one access may span adjacent attached regions. The
+    // bounding range is checked first; when it is not covered (a hole between regions, or an
+    // error), each block of the target datatype is checked on its own.
+    if (attached_covers(w, a, b)) return reinterpret_cast<char*>(h.off);
+    if (h.nseg > 0) {
+      bool ok = true;
+      walk(reinterpret_cast<char*>(h.off), h, s, [&](char* d, size_t n) {
+        if (ok && n > 0) ok = attached_covers(w, uintptr_t(d), uintptr_t(d) + n);
+      });
+      if (ok) return reinterpret_cast<char*>(h.off);
+    }
     *e = core::error_set(errc::rma_range,
                          "rank %d: target bytes [0x%zx, 0x%zx) of the dynamic window are not inside memory attached "
                          "there (MPI_Win_attach)",
@@ -247,7 +272,7 @@ void apply(window* w, int origin, const op_hdr& h, const seg* s, const char* dat
     return;
   }
   errc e = errc::success;
-  char* t = target_address(w, h, &e);
+  char* t = target_address(w, h, s, &e);
   if (!t) {
     reply(w, origin, h.reply_tag, e, nullptr, 0);
     return;
