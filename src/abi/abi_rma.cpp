@@ -330,9 +330,23 @@ int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint* size, MPI_Aint* dis
   const char* fn = "MPI_Win_shared_query";
   WIN_ENTRY(fn, win, w);
   return win_call(fn, w, [&] {
-    if (w->fl != rma::flavor::shared)
-      return core::error_set(errc::rma_flavor, "the window was not made by MPI_Win_allocate_shared");
+    // MPI-4.1 allows windows of MPI_Win_create and MPI_Win_allocate too: a segment the caller
+    // cannot reach with loads and stores gives size 0 and a NULL baseptr. Baton's memory of those
+    // windows is private to each process, so only the caller's own segment is reachable.
+    if (w->fl == rma::flavor::dynamic)
+      return core::error_set(errc::rma_flavor,
+                             "MPI_Win_shared_query does not apply to a window of MPI_Win_create_dynamic");
     if (!size || !disp_unit || !baseptr) return core::error_set(errc::arg, "NULL size, disp_unit or baseptr");
+    if (w->fl != rma::flavor::shared) {
+      if (rank != MPI_PROC_NULL)
+        if (errc e = check_rank(w, rank); e != errc::success) return e;
+      const int r = rank == MPI_PROC_NULL ? w->rank : rank;
+      const bool mine = r == w->rank && w->bytes > 0;
+      *size = mine ? w->bytes : 0;
+      *disp_unit = w->disp_units[size_t(r)];
+      *static_cast<void**>(baseptr) = mine ? w->base : nullptr;
+      return errc::success;
+    }
     int r = rank;
     if (rank == MPI_PROC_NULL) {
       r = 0;
