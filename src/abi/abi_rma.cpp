@@ -98,7 +98,7 @@ errc check_disp(const window* w, int64_t disp) {
 
 // The op of an accumulate on target type tt (and origin type ot when given): predefined, defined
 // on the type's elements, the same predefined element type on both sides.
-errc check_acc(const core::op* o, const core::datatype* ot, const core::datatype* tt, bool allow_no_op) {
+errc check_acc(const core::op* o, const core::datatype* ot, const core::datatype* tt, bool allow_no_op, bool empty) {
   if (!o) return errc::op;
   if (!o->is_predefined())
     return core::error_set(errc::op, "user-defined ops cannot be used in RMA accumulate operations (only predefined "
@@ -106,6 +106,9 @@ errc check_acc(const core::op* o, const core::datatype* ot, const core::datatype
   if (o->kind() == core::op_kind::no_op && !allow_no_op)
     return core::error_set(errc::op, "MPI_NO_OP is only allowed in MPI_Get_accumulate, MPI_Rget_accumulate and "
                                      "MPI_Fetch_and_op");
+  // An accumulate that moves no data (zero counts or empty datatypes on every side) is a no-op:
+  // its datatypes have no elements whose types could disagree.
+  if (empty) return errc::success;
   if (!tt->basic())
     return core::error_set(errc::type, "the target datatype of an accumulate must be built from one predefined type");
   if (ot && ot->size() > 0 && ot->basic() != tt->basic())
@@ -235,14 +238,17 @@ int op_entry(const char* fn, MPI_Win win, const rma::rma_args& a0, MPI_Datatype 
       if (a.kind == rma::op_kind::get_acc) {
         a.rtype = abi::to_type(rt);
         if (errc e = check_side(a.rcount, a.rtype, "result"); e != errc::success) return e;
-        if (a.rtype->size() > 0 && a.ttype->size() > 0 && a.rtype->basic() != a.ttype->basic())
+        if (a.rcount * a.rtype->size() > 0 && a.tcount * a.ttype->size() > 0 && a.rtype->basic() != a.ttype->basic())
           return core::error_set(errc::type, "the result datatype's elements differ from the target datatype's");
       }
     }
     if (errc e = check_disp(w, a.disp); e != errc::success) return e;
     if (a.kind == rma::op_kind::acc || a.kind == rma::op_kind::get_acc) {
       a.op = abi::to_op(op);
-      if (errc e = check_acc(a.op, a.otype, a.ttype, a.kind == rma::op_kind::get_acc); e != errc::success) return e;
+      const bool empty = a.tcount * a.ttype->size() == 0 && (!a.otype || a.ocount * a.otype->size() == 0) &&
+                         (!a.rtype || a.rcount * a.rtype->size() == 0);
+      if (errc e = check_acc(a.op, a.otype, a.ttype, a.kind == rma::op_kind::get_acc, empty); e != errc::success)
+        return e;
     }
     a.request_based = request != nullptr;
     core::request* r = nullptr;
