@@ -49,7 +49,7 @@ struct op_hdr {
   uint8_t kind;
   uint8_t lock;
   uint8_t inline_data;
-  uint8_t pad0;
+  uint8_t segs_in_data;  // the segment list did not fit the header receive: it heads the data message
   uint32_t op_code;     // predefined op handle value (accumulates)
   uint32_t basic_code;  // predefined handle value of the target's basic element type
   int32_t reply_tag;
@@ -371,17 +371,24 @@ void process(const incoming& in) {
   std::memcpy(&h, w->hdr_buf, sizeof h);
   const seg* s = reinterpret_cast<const seg*>(w->hdr_buf + sizeof h);
   if (in.data) {
-    apply(w, in.source, h, s, in.data);
+    const char* d = in.data;
+    if (h.segs_in_data) {
+      s = reinterpret_cast<const seg*>(d);
+      d += size_t(h.nseg) * sizeof(seg);
+    }
+    apply(w, in.source, h, s, h.data_bytes ? d : nullptr);
     std::free(in.data);
     post_hdr(w);
     return;
   }
-  if (h.data_bytes > 0 && !h.inline_data) {
-    // The data follows in its own message from the same origin: receive it before anything else.
-    char* d = static_cast<char*>(std::malloc(h.data_bytes));
+  if ((h.data_bytes > 0 || h.segs_in_data) && !h.inline_data) {
+    // The data (and a long segment list) follows in its own message from the same origin:
+    // receive it before anything else.
+    const size_t n = h.data_bytes + (h.segs_in_data ? size_t(h.nseg) * sizeof(seg) : 0);
+    char* d = static_cast<char*>(std::malloc(n ? n : 1));
     auto* dc = new data_ctx{w, d};
-    (void)p2p::start_internal(core::req_kind::recv, d, int64_t(h.data_bytes), byte_t(), in.source, tag_data, w->c,
-                              w->c->ctx, data_done, dc, 0);
+    (void)p2p::start_internal(core::req_kind::recv, d, int64_t(n), byte_t(), in.source, tag_data, w->c, w->c->ctx,
+                              data_done, dc, 0);
     return;
   }
   const char* data = h.data_bytes ? w->hdr_buf + sizeof h + size_t(h.nseg) * sizeof(seg) : nullptr;
@@ -1004,10 +1011,9 @@ errc win_op(window* w, const rma_args& a, request** req) {
                              (long long)(h.off + h.lo), (long long)(h.off + h.hi), t, (long long)w->sizes[size_t(t)]);
   }
   const size_t seg_bytes = segs.size() * sizeof(seg);
-  if (sizeof h + seg_bytes > hdr_cap)
-    return core::error_set(errc::type,
-                           "the target datatype has %zu contiguous pieces per element; RMA supports at most %zu",
-                           segs.size(), (hdr_cap - sizeof h) / sizeof(seg));
+  if (segs.size() > UINT32_MAX)
+    return core::error_set(errc::type, "the target datatype has %zu contiguous pieces per element; RMA supports at "
+                                       "most 2^32 - 1", segs.size());
   // Payload and reply sizes.
   const int64_t obytes = a.otype ? a.ocount * a.otype->size() : 0;
   const bool sends_data = a.kind == op_kind::put || a.kind == op_kind::acc || a.kind == op_kind::cas ||
@@ -1059,13 +1065,17 @@ errc win_op(window* w, const rma_args& a, request** req) {
   const int64_t rcount = a.kind == op_kind::get ? a.ocount : a.rcount;
   h.reply_tag = expect_reply(w, t, h.reply_bytes, h.reply_bytes ? result : nullptr, rcount,
                              h.reply_bytes ? rtype : nullptr, user);
-  h.inline_data = sizeof h + seg_bytes + data_bytes <= inline_max;
-  const size_t msg = sizeof h + seg_bytes + (h.inline_data ? data_bytes : 0);
+  // A segment list too long for the target's header receive travels at the head of the data
+  // message instead (then the data is packed here, after it).
+  h.segs_in_data = sizeof h + seg_bytes > hdr_cap;
+  h.inline_data = !h.segs_in_data && sizeof h + seg_bytes + data_bytes <= inline_max;
+  const size_t hseg = h.segs_in_data ? 0 : seg_bytes;
+  const size_t msg = sizeof h + hseg + (h.inline_data ? data_bytes : 0);
   char* b = static_cast<char*>(std::malloc(msg));
   std::memcpy(b, &h, sizeof h);
-  if (seg_bytes) std::memcpy(b + sizeof h, segs.data(), seg_bytes);
+  if (hseg) std::memcpy(b + sizeof h, segs.data(), hseg);
   if (h.inline_data && data_bytes) {
-    char* d = b + sizeof h + seg_bytes;
+    char* d = b + sizeof h + hseg;
     if (a.kind == op_kind::cas) {
       std::memcpy(d, a.origin, size_t(tbytes));
       std::memcpy(d + tbytes, a.compare, size_t(tbytes));
@@ -1074,7 +1084,14 @@ errc win_op(window* w, const rma_args& a, request** req) {
     }
   }
   send_bytes(w, t, tag_hdr, b, msg);
-  if (!h.inline_data && data_bytes) send_typed(w, t, tag_data, a.origin, a.ocount, a.otype);
+  if (h.segs_in_data) {
+    char* d = static_cast<char*>(std::malloc(seg_bytes + data_bytes));
+    std::memcpy(d, segs.data(), seg_bytes);
+    if (data_bytes) (void)core::pack_all(a.origin, a.ocount, *a.otype, d + seg_bytes);
+    send_bytes(w, t, tag_data, d, seg_bytes + data_bytes);
+  } else if (!h.inline_data && data_bytes) {
+    send_typed(w, t, tag_data, a.origin, a.ocount, a.otype);
+  }
   core::progress_new_work();
   return errc::success;
 }
