@@ -58,7 +58,7 @@ int main(int argc, char** argv)
         CHECK_MPI(MPI_Send(NULL, 0, MPI_INT, 0, 5, MPI_COMM_WORLD));
         CHECK_MPI(MPI_Win_unlock_all(win)); /* progresses (rank 0's headers) until rank 2 answers */
     } else if (rank == 2) {
-        usleep(1500 * 1000);
+        usleep(3000 * 1000); /* longer than phase B takes even under ASan */
     } else if (rank == 0) {
         CHECK_MPI(MPI_Recv(NULL, 0, MPI_INT, 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         busy = round_trips(win, &errs);
@@ -68,7 +68,7 @@ int main(int argc, char** argv)
     if (rank == 0) {
         printf("%d accumulate+flush round trips: %.3f s with the target idle, %.3f s with %d operations of the "
                "target outstanding\n", M, idle, busy, N);
-        CHECK(busy < 4 * idle + 0.5, "round trips took %.3f s with the target's operations outstanding, %.3f s "
+        CHECK(busy < 4 * idle + 1.0, "round trips took %.3f s with the target's operations outstanding, %.3f s "
               "without", busy, idle);
     }
     for (int i = 0; i < N; i++) {
