@@ -98,7 +98,7 @@ errc check_disp(const window* w, int64_t disp) {
 
 // The op of an accumulate on target type tt (and origin type ot when given): predefined, defined
 // on the type's elements, the same predefined element type on both sides.
-errc check_acc(const core::op* o, const core::datatype* ot, const core::datatype* tt, bool allow_no_op) {
+errc check_acc(const core::op* o, const core::datatype* ot, const core::datatype* tt, bool allow_no_op, bool empty) {
   if (!o) return errc::op;
   if (!o->is_predefined())
     return core::error_set(errc::op, "user-defined ops cannot be used in RMA accumulate operations (only predefined "
@@ -106,6 +106,9 @@ errc check_acc(const core::op* o, const core::datatype* ot, const core::datatype
   if (o->kind() == core::op_kind::no_op && !allow_no_op)
     return core::error_set(errc::op, "MPI_NO_OP is only allowed in MPI_Get_accumulate, MPI_Rget_accumulate and "
                                      "MPI_Fetch_and_op");
+  // An accumulate that moves no data (zero counts or empty datatypes on every side) is a no-op:
+  // its datatypes have no elements whose types could disagree.
+  if (empty) return errc::success;
   if (!tt->basic())
     return core::error_set(errc::type, "the target datatype of an accumulate must be built from one predefined type");
   if (ot && ot->size() > 0 && ot->basic() != tt->basic())
@@ -235,14 +238,17 @@ int op_entry(const char* fn, MPI_Win win, const rma::rma_args& a0, MPI_Datatype 
       if (a.kind == rma::op_kind::get_acc) {
         a.rtype = abi::to_type(rt);
         if (errc e = check_side(a.rcount, a.rtype, "result"); e != errc::success) return e;
-        if (a.rtype->size() > 0 && a.ttype->size() > 0 && a.rtype->basic() != a.ttype->basic())
+        if (a.rcount * a.rtype->size() > 0 && a.tcount * a.ttype->size() > 0 && a.rtype->basic() != a.ttype->basic())
           return core::error_set(errc::type, "the result datatype's elements differ from the target datatype's");
       }
     }
     if (errc e = check_disp(w, a.disp); e != errc::success) return e;
     if (a.kind == rma::op_kind::acc || a.kind == rma::op_kind::get_acc) {
       a.op = abi::to_op(op);
-      if (errc e = check_acc(a.op, a.otype, a.ttype, a.kind == rma::op_kind::get_acc); e != errc::success) return e;
+      const bool empty = a.tcount * a.ttype->size() == 0 && (!a.otype || a.ocount * a.otype->size() == 0) &&
+                         (!a.rtype || a.rcount * a.rtype->size() == 0);
+      if (errc e = check_acc(a.op, a.otype, a.ttype, a.kind == rma::op_kind::get_acc, empty); e != errc::success)
+        return e;
     }
     a.request_based = request != nullptr;
     core::request* r = nullptr;
@@ -330,9 +336,23 @@ int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint* size, MPI_Aint* dis
   const char* fn = "MPI_Win_shared_query";
   WIN_ENTRY(fn, win, w);
   return win_call(fn, w, [&] {
-    if (w->fl != rma::flavor::shared)
-      return core::error_set(errc::rma_flavor, "the window was not made by MPI_Win_allocate_shared");
+    // MPI-4.1 allows windows of MPI_Win_create and MPI_Win_allocate too: a segment the caller
+    // cannot reach with loads and stores gives size 0 and a NULL baseptr. Baton's memory of those
+    // windows is private to each process, so only the caller's own segment is reachable.
+    if (w->fl == rma::flavor::dynamic)
+      return core::error_set(errc::rma_flavor,
+                             "MPI_Win_shared_query does not apply to a window of MPI_Win_create_dynamic");
     if (!size || !disp_unit || !baseptr) return core::error_set(errc::arg, "NULL size, disp_unit or baseptr");
+    if (w->fl != rma::flavor::shared) {
+      if (rank != MPI_PROC_NULL)
+        if (errc e = check_rank(w, rank); e != errc::success) return e;
+      const int r = rank == MPI_PROC_NULL ? w->rank : rank;
+      const bool mine = r == w->rank && w->bytes > 0;
+      *size = mine ? w->bytes : 0;
+      *disp_unit = w->disp_units[size_t(r)];
+      *static_cast<void**>(baseptr) = mine ? w->base : nullptr;
+      return errc::success;
+    }
     int r = rank;
     if (rank == MPI_PROC_NULL) {
       r = 0;

@@ -49,7 +49,7 @@ struct op_hdr {
   uint8_t kind;
   uint8_t lock;
   uint8_t inline_data;
-  uint8_t pad0;
+  uint8_t segs_in_data;  // the segment list did not fit the header receive: it heads the data message
   uint32_t op_code;     // predefined op handle value (accumulates)
   uint32_t basic_code;  // predefined handle value of the target's basic element type
   int32_t reply_tag;
@@ -99,11 +99,13 @@ void send_done(request* q) {
 }
 
 // Sends `bytes` at buf (malloc'd, owned from here) to `peer`.
+// Headers (tag_hdr) travel on the header communicator w->hc, everything else on w->c.
 void send_bytes(window* w, int peer, int tag, void* buf, size_t bytes) {
   auto* s = new send_ctx{w, buf, nullptr};
   ++w->sends_inflight;
-  (void)p2p::start_internal(core::req_kind::send, buf, int64_t(bytes), byte_t(), peer, tag, w->c, w->c->ctx,
-                            send_done, s, 0);
+  core::comm* c = tag == tag_hdr ? w->hc : w->c;
+  (void)p2p::start_internal(core::req_kind::send, buf, int64_t(bytes), byte_t(), peer, tag, c, c->ctx, send_done, s,
+                            0);
 }
 
 // Sends (buf, count, dt) as typed data (the engine packs it); dt is retained until sent.
@@ -139,7 +141,7 @@ void hdr_done(request* q);
 void post_hdr(window* w) {
   w->hdr_busy = false;
   request* r = p2p::start_internal(core::req_kind::recv, w->hdr_buf, int64_t(hdr_cap), byte_t(), p2p::any_source,
-                                   tag_hdr, w->c, w->c->ctx, hdr_done, w, 0);
+                                   tag_hdr, w->hc, w->hc->ctx, hdr_done, w, 0);
   if (!w->hdr_busy) w->hdr_req = r;  // else it completed at once (its callback ran)
 }
 
@@ -189,13 +191,38 @@ void grant(window* w, const lock_waiter& l) {
   reply(w, l.origin, l.reply_tag, errc::success, nullptr, 0);
 }
 
+// Whether the memory attached to dynamic window w covers every byte of [a, b), possibly across
+// several adjacent regions (they never overlap: MPI_Win_attach refuses that).
+bool attached_covers(const window* w, uintptr_t a, uintptr_t b) {
+  while (a < b) {
+    bool advanced = false;
+    for (const auto& [base, len] : w->attached)
+      if (a >= base && a < base + uintptr_t(len)) {
+        a = base + uintptr_t(len);
+        advanced = true;
+        break;
+      }
+    if (!advanced) return false;
+  }
+  return true;
+}
+
 // Where the operation's bytes are in this process, or nullptr with the error message set.
-char* target_address(window* w, const op_hdr& h, errc* e) {
+char* target_address(window* w, const op_hdr& h, const seg* s, errc* e) {
   if (h.hi <= h.lo) return w->fl == flavor::dynamic ? reinterpret_cast<char*>(h.off) : static_cast<char*>(w->base) + h.off;
   if (w->fl == flavor::dynamic) {
     const uintptr_t a = uintptr_t(h.off + h.lo), b = uintptr_t(h.off + h.hi);
-    for (const auto& [base, len] : w->attached)
-      if (a >= base && b <= base + uintptr_t(len)) return reinterpret_cast<char*>(h.off);
+    // Every byte touched must be attached; one access may span adjacent attached regions. The
+    // bounding range is checked first; when it is not covered (a hole between regions, or an
+    // error), each block of the target datatype is checked on its own.
+    if (attached_covers(w, a, b)) return reinterpret_cast<char*>(h.off);
+    if (h.nseg > 0) {
+      bool ok = true;
+      walk(reinterpret_cast<char*>(h.off), h, s, [&](char* d, size_t n) {
+        if (ok && n > 0) ok = attached_covers(w, uintptr_t(d), uintptr_t(d) + n);
+      });
+      if (ok) return reinterpret_cast<char*>(h.off);
+    }
     *e = core::error_set(errc::rma_range,
                          "rank %d: target bytes [0x%zx, 0x%zx) of the dynamic window are not inside memory attached "
                          "there (MPI_Win_attach)",
@@ -245,7 +272,7 @@ void apply(window* w, int origin, const op_hdr& h, const seg* s, const char* dat
     return;
   }
   errc e = errc::success;
-  char* t = target_address(w, h, &e);
+  char* t = target_address(w, h, s, &e);
   if (!t) {
     reply(w, origin, h.reply_tag, e, nullptr, 0);
     return;
@@ -344,17 +371,24 @@ void process(const incoming& in) {
   std::memcpy(&h, w->hdr_buf, sizeof h);
   const seg* s = reinterpret_cast<const seg*>(w->hdr_buf + sizeof h);
   if (in.data) {
-    apply(w, in.source, h, s, in.data);
+    const char* d = in.data;
+    if (h.segs_in_data) {
+      s = reinterpret_cast<const seg*>(d);
+      d += size_t(h.nseg) * sizeof(seg);
+    }
+    apply(w, in.source, h, s, h.data_bytes ? d : nullptr);
     std::free(in.data);
     post_hdr(w);
     return;
   }
-  if (h.data_bytes > 0 && !h.inline_data) {
-    // The data follows in its own message from the same origin: receive it before anything else.
-    char* d = static_cast<char*>(std::malloc(h.data_bytes));
+  if ((h.data_bytes > 0 || h.segs_in_data) && !h.inline_data) {
+    // The data (and a long segment list) follows in its own message from the same origin:
+    // receive it before anything else.
+    const size_t n = h.data_bytes + (h.segs_in_data ? size_t(h.nseg) * sizeof(seg) : 0);
+    char* d = static_cast<char*>(std::malloc(n ? n : 1));
     auto* dc = new data_ctx{w, d};
-    (void)p2p::start_internal(core::req_kind::recv, d, int64_t(h.data_bytes), byte_t(), in.source, tag_data, w->c,
-                              w->c->ctx, data_done, dc, 0);
+    (void)p2p::start_internal(core::req_kind::recv, d, int64_t(n), byte_t(), in.source, tag_data, w->c, w->c->ctx,
+                              data_done, dc, 0);
     return;
   }
   const char* data = h.data_bytes ? w->hdr_buf + sizeof h + size_t(h.nseg) * sizeof(seg) : nullptr;
@@ -549,8 +583,14 @@ errc win_create(core::comm* c, flavor fl, void* base, int64_t bytes, int64_t dis
                 const std::vector<std::pair<std::string, std::string>>& hints, window** out) {
   core::comm* wc = nullptr;
   if (errc e = core::comm_dup(c, &wc); e != errc::success) return e;
+  core::comm* hc = nullptr;
+  if (errc e = core::comm_dup(c, &hc); e != errc::success) {
+    (void)core::comm_free(wc);
+    return e;
+  }
   auto* w = new window;
   w->c = wc;
+  w->hc = hc;
   w->rank = wc->rank;
   w->size = wc->size;
   w->fl = fl;
@@ -601,6 +641,7 @@ errc win_create(core::comm* c, flavor fl, void* base, int64_t bytes, int64_t dis
   if (e != errc::success) {
     if (w->owns_memory) std::free(w->base);
     (void)core::comm_free(wc);
+    (void)core::comm_free(hc);
     delete w;
     return e;
   }
@@ -662,6 +703,7 @@ errc win_free(window* w) {
     w->magic = 0;
   }
   (void)core::comm_free(w->c);
+  (void)core::comm_free(w->hc);
   std::free(w->hdr_buf);
   if (w->owns_memory) std::free(w->base);
   shm_release(w);
@@ -969,10 +1011,9 @@ errc win_op(window* w, const rma_args& a, request** req) {
                              (long long)(h.off + h.lo), (long long)(h.off + h.hi), t, (long long)w->sizes[size_t(t)]);
   }
   const size_t seg_bytes = segs.size() * sizeof(seg);
-  if (sizeof h + seg_bytes > hdr_cap)
-    return core::error_set(errc::type,
-                           "the target datatype has %zu contiguous pieces per element; RMA supports at most %zu",
-                           segs.size(), (hdr_cap - sizeof h) / sizeof(seg));
+  if (segs.size() > UINT32_MAX)
+    return core::error_set(errc::type, "the target datatype has %zu contiguous pieces per element; RMA supports at "
+                                       "most 2^32 - 1", segs.size());
   // Payload and reply sizes.
   const int64_t obytes = a.otype ? a.ocount * a.otype->size() : 0;
   const bool sends_data = a.kind == op_kind::put || a.kind == op_kind::acc || a.kind == op_kind::cas ||
@@ -1024,13 +1065,17 @@ errc win_op(window* w, const rma_args& a, request** req) {
   const int64_t rcount = a.kind == op_kind::get ? a.ocount : a.rcount;
   h.reply_tag = expect_reply(w, t, h.reply_bytes, h.reply_bytes ? result : nullptr, rcount,
                              h.reply_bytes ? rtype : nullptr, user);
-  h.inline_data = sizeof h + seg_bytes + data_bytes <= inline_max;
-  const size_t msg = sizeof h + seg_bytes + (h.inline_data ? data_bytes : 0);
+  // A segment list too long for the target's header receive travels at the head of the data
+  // message instead (then the data is packed here, after it).
+  h.segs_in_data = sizeof h + seg_bytes > hdr_cap;
+  h.inline_data = !h.segs_in_data && sizeof h + seg_bytes + data_bytes <= inline_max;
+  const size_t hseg = h.segs_in_data ? 0 : seg_bytes;
+  const size_t msg = sizeof h + hseg + (h.inline_data ? data_bytes : 0);
   char* b = static_cast<char*>(std::malloc(msg));
   std::memcpy(b, &h, sizeof h);
-  if (seg_bytes) std::memcpy(b + sizeof h, segs.data(), seg_bytes);
+  if (hseg) std::memcpy(b + sizeof h, segs.data(), hseg);
   if (h.inline_data && data_bytes) {
-    char* d = b + sizeof h + seg_bytes;
+    char* d = b + sizeof h + hseg;
     if (a.kind == op_kind::cas) {
       std::memcpy(d, a.origin, size_t(tbytes));
       std::memcpy(d + tbytes, a.compare, size_t(tbytes));
@@ -1039,7 +1084,14 @@ errc win_op(window* w, const rma_args& a, request** req) {
     }
   }
   send_bytes(w, t, tag_hdr, b, msg);
-  if (!h.inline_data && data_bytes) send_typed(w, t, tag_data, a.origin, a.ocount, a.otype);
+  if (h.segs_in_data) {
+    char* d = static_cast<char*>(std::malloc(seg_bytes + data_bytes));
+    std::memcpy(d, segs.data(), seg_bytes);
+    if (data_bytes) (void)core::pack_all(a.origin, a.ocount, *a.otype, d + seg_bytes);
+    send_bytes(w, t, tag_data, d, seg_bytes + data_bytes);
+  } else if (!h.inline_data && data_bytes) {
+    send_typed(w, t, tag_data, a.origin, a.ocount, a.otype);
+  }
   core::progress_new_work();
   return errc::success;
 }

@@ -2,7 +2,8 @@
 //
 // Design (docs/rma.md has the long form). A window owns a private communicator, a dup of the one it
 // was created over, so its traffic has a matching context nobody else uses. Every RMA operation is
-// one message to the target on that context (tag tag_hdr): a header (operation, byte offset,
+// one message to the target (tag tag_hdr, on a second dup that carries headers alone, see
+// window::hc): a header (operation, byte offset,
 // target type as its compiled segments, accumulate op and element type), then the origin data
 // inline when the whole message is small, else in a second message (tag tag_data) from the same
 // origin, which the target receives right after the header. The target keeps one receive posted
@@ -62,6 +63,11 @@ struct lock_waiter {
 struct window {
   uint32_t magic = win_magic;
   core::comm* c = nullptr;  // private dup of the user's communicator
+  // A second dup that carries only the operation headers (tag_hdr). The target's header receive
+  // is a wildcard (any source); alone on its context it does not make every other message of
+  // the window (replies, data, post / complete) scan a linear list of posted receives: with N
+  // operations outstanding each incoming message cost O(N) to match on one shared context.
+  core::comm* hc = nullptr;
   int rank = 0;
   int size = 0;
   void* base = nullptr;
