@@ -96,12 +96,13 @@ int overlap(const std::vector<int>& a, const std::vector<int>& b) {
 }
 
 // The local leader's exchange with the remote leader over peer_comm's point-to-point context,
-// with the user's tag: first (group size, leader's index), then the group's world ranks.
+// with the user's tag: first (group size, leader's index, local_comm's context), then the group's
+// world ranks.
 errc leader_exchange(comm* local, int leader, comm* peer, int remote_leader, int tag, std::vector<int32_t>* remote,
-                     int32_t* remote_leader_index) {
+                     int32_t* remote_leader_index, uint32_t* remote_ctx) {
   const datatype* bt = byte_type();
-  const int32_t mine[2] = {local->size, leader};
-  int32_t theirs[2] = {0, 0};
+  const int32_t mine[3] = {local->size, leader, int32_t(local->ctx)};
+  int32_t theirs[3] = {0, 0, 0};
   auto swap = [&](const void* out, size_t obytes, void* in, size_t ibytes) {
     request* s = nullptr;
     errc e = p2p::isend(out, int64_t(obytes), bt, remote_leader, tag, peer, send_mode::standard, &s);
@@ -122,6 +123,7 @@ errc leader_exchange(comm* local, int leader, comm* peer, int remote_leader, int
       e != errc::success)
     return e;
   *remote_leader_index = theirs[1];
+  *remote_ctx = uint32_t(theirs[2]);
   std::vector<int> rw(remote->begin(), remote->end());
   if (int w = overlap(local->world, rw); w >= 0)
     return error_set(errc::arg,
@@ -137,6 +139,7 @@ struct leader_news {
   int32_t remote_size;
   int32_t remote_leader;  // index of the remote leader in the remote group
   int32_t tag;
+  uint32_t remote_ctx;  // the remote group's local_comm context
   char message[192];  // the leader's error message
 };
 
@@ -149,7 +152,8 @@ errc intercomm_create(comm* local, int leader, comm* peer, int remote_leader, in
   std::vector<int32_t> remote;
   if (am_leader) {
     errc e = leader_error;
-    if (e == errc::success) e = leader_exchange(local, leader, peer, remote_leader, tag, &remote, &news.remote_leader);
+    if (e == errc::success)
+      e = leader_exchange(local, leader, peer, remote_leader, tag, &remote, &news.remote_leader, &news.remote_ctx);
     news.error = int32_t(e);
     news.remote_size = int32_t(remote.size());
     news.tag = tag;
@@ -178,7 +182,15 @@ errc intercomm_create(comm* local, int leader, comm* peer, int remote_leader, in
   members.insert(members.end(), remote.begin(), remote.end());
   if (!local_first) members.insert(members.end(), local->world.begin(), local->world.end());
   comm* bridge = nullptr;
-  const uint64_t salt = 0x1c0ull << 40 | uint32_t(news.tag);
+  // The bridge is agreed over the hidden communicator of all processes, where the groups and the
+  // tag alone do not tell apart calls that other threads make at the same time on other
+  // communicators (allowed under MPI_THREAD_MULTIPLE: the tag need only be unique on peer_comm).
+  // The two local_comms' contexts do: every member of a group has the same one, and concurrent
+  // calls of one process run on distinct live local_comms.
+  const uint32_t first_ctx = local_first ? local->ctx : news.remote_ctx;
+  const uint32_t second_ctx = local_first ? news.remote_ctx : local->ctx;
+  const uint64_t ctxs[2] = {first_ctx, second_ctx};
+  const uint64_t salt = fnv1a(ctxs, sizeof ctxs, fnv_offset ^ (0x1c0ull << 40 | uint32_t(news.tag)));
   if (errc e = bridge_build(members, salt, &bridge); e != errc::success) return e;
   *out = inter_from_bridge(bridge, local_first ? local->size : int(remote.size()), local->eh);
   return errc::success;

@@ -249,6 +249,13 @@ errc bsend_start(const void* buf, int64_t count, const datatype* dt, int dest, i
                            "the process",
                            (unsigned long long)bytes);
   char* block = carve(b, need);
+  // Blocks come back when the engine learns that their sends are done (for a rendezvous message,
+  // from the receiver's notice), which may sit unread when this process has made no MPI call since
+  // the receiver took the message. As in the standard's model of buffered mode (MPI-4.1 3.6.2),
+  // the sends already in the buffer that have finished give their space back first: drive
+  // progress while it moves and try again before refusing. This does not wait for receives that
+  // are not posted: a buffer full of undelivered messages still fails at once.
+  while (!block && !b->automatic && core::progress_poll()) block = carve(b, need);
   if (!block) {
     if (b->automatic)
       return core::error_set(errc::buffer,
