@@ -211,7 +211,48 @@ int main(int argc, char** argv)
     char* bbuf = malloc((size_t)bsize);
     CHECK_MPI(MPI_Buffer_attach(bbuf, bsize));
 
+    /* a big buffered send to oneself waits in the queue with its internal request: cancelled */
+    {
+        int* b = malloc(BIG);
+        MPI_Request req;
+        MPI_Status st;
+        CHECK_MPI(MPI_Ibsend(b, BIG / (int)sizeof(int), MPI_INT, rank, 95, MPI_COMM_WORLD, &req));
+        CHECK_MPI(MPI_Cancel(&req));
+        CHECK_MPI(MPI_Wait(&req, &st));
+        CHECK(cancelled_of(&st) == 1, "big Ibsend to self: not cancelled");
+        int flag = 1;
+        CHECK_MPI(MPI_Iprobe(rank, 95, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
+        CHECK(flag == 0, "a cancelled Ibsend to self left a message");
+        free(b);
+    }
+
     for (int k = 0; k < K_NKINDS; ++k) unreceived_cancel((enum kind)k, 10 + 2 * k);
+
+    /* MPI_Request_free right after MPI_Cancel: nobody waits for the outcome (the receive below may
+     * be posted before the cancel request is handled), but exactly one of the two happens: the
+     * message arrives before the replacement, or only the replacement arrives. */
+    {
+        int v = 41, w = 0;
+        if (sender) {
+            MPI_Request req;
+            CHECK_MPI(MPI_Issend(&v, 1, MPI_INT, peer, 80, MPI_COMM_WORLD, &req));
+            CHECK_MPI(MPI_Cancel(&req));
+            CHECK_MPI(MPI_Request_free(&req));
+            CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+            v = 42;
+            CHECK_MPI(MPI_Send(&v, 1, MPI_INT, peer, 80, MPI_COMM_WORLD));
+        } else {
+            CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+            CHECK_MPI(MPI_Recv(&w, 1, MPI_INT, peer, 80, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            if (w == 41) CHECK_MPI(MPI_Recv(&w, 1, MPI_INT, peer, 80, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            CHECK(w == 42, "after Cancel + Request_free: received %d, expected the replacement 42", w);
+        }
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+        int flag = 1;
+        CHECK_MPI(MPI_Iprobe(MPI_ANY_SOURCE, 80, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
+        CHECK(flag == 0, "after Cancel + Request_free: a message is left over");
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    }
 
     /* the buffer is empty again: another big Ibsend fits, and detach returns at once */
     if (sender) {
