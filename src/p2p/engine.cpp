@@ -882,7 +882,7 @@ void complete_request(request* r) {
   if (r->user_freed) {
     // A buffered send's internal request that an MPI_Ibsend / MPI_Bsend_init request follows may
     // be kept (complete) for a later MPI_Cancel.
-    if (r->ext && bsend_internal_done(r)) return;
+    if (r->ext && r->kind == core::req_kind::send && !r->ops && bsend_internal_done(r)) return;
     // MPI_Request_free was called while pending: nobody will retire it.
     r->c->release();
     const_cast<datatype*>(r->dt)->release();
