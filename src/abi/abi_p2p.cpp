@@ -66,8 +66,15 @@ int isend_impl(const char* fn, const void* buf, int64_t count, MPI_Datatype type
     core::request* r = nullptr;
     errc e;
     if (mode == send_mode::buffered) {
-      e = p2p::bsend_start(buf, count, a.t, dest, tag, a.c);
-      if (e == errc::success) r = completed_request(a.c, a.t);
+      r = completed_request(a.c, a.t);
+      r->ops = &p2p::ibsend_user_ops;
+      e = p2p::bsend_start(buf, count, a.t, dest, tag, a.c, r);
+      if (e != errc::success) {
+        a.c->release();
+        const_cast<core::datatype*>(a.t)->release();
+        core::request_delete(r);
+        r = nullptr;
+      }
     } else {
       e = p2p::isend(buf, count, a.t, dest, tag, a.c, mode, &r);
     }
@@ -107,13 +114,13 @@ int irecv_impl(const char* fn, void* buf, int64_t count, MPI_Datatype type, int 
 }
 
 // Persistent Bsend_init: each start copies into the attached buffer and completes at once.
+// MPI_Cancel withdraws the message if it is still in the buffer (p2p::bsend_user_cancel).
 errc bsend_on_start(core::request* r) {
-  errc e = p2p::bsend_start(r->buf, r->count, r->dt, r->peer, r->tag, r->c);
   r->status = core::req_status{};
   r->mark_complete();
-  return e;
+  return p2p::bsend_start(r->buf, r->count, r->dt, r->peer, r->tag, r->c, r);
 }
-const core::request_ops bsend_init_ops{nullptr, nullptr, bsend_on_start, nullptr};
+const core::request_ops bsend_init_ops{nullptr, p2p::bsend_user_cancel, bsend_on_start, p2p::bsend_user_destroy};
 
 int send_init_impl(const char* fn, const void* buf, int64_t count, MPI_Datatype type, int dest, int tag,
                    MPI_Comm comm, send_mode mode, MPI_Request* request) {

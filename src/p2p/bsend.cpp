@@ -225,8 +225,12 @@ errc buffer_iflush(bsend_buffer** slot, comm* c, request** out) {
   return errc::success;
 }
 
+namespace {
+void drop_link(request* user);
+}  // namespace
+
 // Called for MPI_Bsend / MPI_Ibsend / a started Bsend_init request.
-errc bsend_start(const void* buf, int64_t count, const datatype* dt, int dest, int tag, comm* c) {
+errc bsend_start(const void* buf, int64_t count, const datatype* dt, int dest, int tag, comm* c, request* user) {
   core::engine_guard g;
   const uint64_t bytes = static_cast<uint64_t>(count) * static_cast<uint64_t>(dt->size());
   if (dest == proc_null) return errc::success;
@@ -282,8 +286,64 @@ errc bsend_start(const void* buf, int64_t count, const datatype* dt, int dest, i
   r->active = true;
   r->user_freed = true;  // nobody waits for it: it frees itself when done
   r->bsend_block = block;
+  if (user) {
+    // A persistent request started again while its previous message is still in the buffer: that
+    // one completes on its own from now on.
+    drop_link(user);
+    user->ext = r;
+    r->ext = user;
+  }
   start_send_locked(r);
   return errc::success;
 }
+
+bool bsend_internal_done(request* internal) {
+  auto* user = static_cast<request*>(internal->ext);
+  if (user->is_complete()) {
+    internal->mark_complete();  // kept: MPI_Cancel may still withdraw its message
+    return true;
+  }
+  // MPI_Cancel reopened the user request: it completes with the outcome now.
+  internal->ext = nullptr;
+  user->ext = nullptr;
+  user->status.cancelled = internal->status.cancelled;
+  complete_request(user);
+  return false;
+}
+
+namespace {
+// Lets go of the internal request linked to `user`: a kept one is deleted, one still in flight
+// frees itself when done.
+void drop_link(request* user) {
+  auto* internal = static_cast<request*>(user->ext);
+  user->ext = nullptr;
+  if (!internal) return;
+  internal->ext = nullptr;
+  if (!internal->is_complete()) return;
+  internal->c->release();
+  const_cast<datatype*>(internal->dt)->release();
+  core::request_delete(internal);
+}
+}  // namespace
+
+errc bsend_user_cancel(request* user) {
+  core::engine_guard g;
+  auto* internal = static_cast<request*>(user->ext);
+  if (!internal) return errc::success;  // its outcome is known already
+  // Reopened until the internal send's outcome is known; cancel_send_locked may complete it (and
+  // so this request) at once. Nothing to withdraw (matched, or copied to oneself): it stays
+  // complete.
+  const bool was_complete = user->is_complete();
+  user->complete.store(false, std::memory_order_release);
+  if (!cancel_send_locked(internal) && was_complete) user->mark_complete();
+  return errc::success;
+}
+
+void bsend_user_destroy(request* user) {
+  core::engine_guard g;
+  drop_link(user);
+}
+
+const core::request_ops ibsend_user_ops{nullptr, bsend_user_cancel, nullptr, bsend_user_destroy};
 
 }  // namespace baton::p2p

@@ -18,6 +18,11 @@ enum pkt_type : uint8_t {
   pkt_sync_ack = 5,
   pkt_fin = 6,
   pkt_copy_job = 7,  // receiver -> sender: copy with me (aux: receive buffer | job slot << 58)
+  // MPI_Cancel of a send: sender -> receiver, withdraw the message of this send (cookie: the send
+  // request, aux: context | tag << 32); receiver -> sender, the answer (aux: 1 withdrawn, 0
+  // already matched: the send completes normally).
+  pkt_cancel_req = 8,
+  pkt_cancel_ans = 9,
 };
 enum pkt_flag : uint8_t { flag_sync = 1, flag_cma = 2 };
 
@@ -28,6 +33,7 @@ enum : uint32_t {
   proto_rndv = 4,      // rendezvous protocol
   proto_posted = 8,    // receive: in a posted queue
   proto_bsend_internal = 16,  // send from the attached buffer on behalf of MPI_Bsend
+  proto_cancel_wait = 32,  // MPI_Cancel asked the receiver to withdraw it: no completion before the answer
 };
 
 // A pending emission towards one peer, kept in order.
@@ -108,6 +114,24 @@ inline match_ctx& ctx_of(uint32_t ctx) {
   return ctx_of_slow(ctx);
 }
 void finish_send_if_done(request* r);
+// MPI_Cancel of a send not yet retired (engine lock held): withdraws its message if no receive
+// matched it yet. The request completes (again, for a complete eager send) when the outcome is
+// known (status.cancelled set if withdrawn). False: nothing to do (it stays as it is).
+bool cancel_send_locked(request* r);
+// The receiving side of a cancel: removes the newest unexpected message of context ctx from
+// world rank peer_world with this tag and sender's request `cookie`; false if none is queued
+// (already matched). Frees its payload (a UCX rendezvous descriptor is left to the caller
+// through *remote_desc and its length through *remote_len, else nullptr).
+bool withdraw_unexpected(uint32_t ctx, int peer_world, int tag, uint64_t cookie, void** remote_desc,
+                         uint64_t* remote_len);
+// The sender's side of an answer to a cancel request: withdrawn (cancelled) or already matched.
+void cancel_answer(request* r, bool cancelled);
+// A buffered send's internal request completed while linked (ext) to the user's request of an
+// MPI_Ibsend / MPI_Bsend_init (bsend.cpp). If MPI_Cancel reopened the user request, it completes
+// with the outcome and the link goes (false: delete the internal request). Else the internal
+// request is kept, complete, while the user request lives (true): its message may still wait in
+// the receiver's queue, and MPI_Cancel can still ask for it by this request's address.
+bool bsend_internal_done(request* internal);
 void complete_request(request* r);
 // Returns a block of the attached buffer once its buffered send has left it (bsend.cpp).
 void bsend_release(void* block);
@@ -133,6 +157,7 @@ namespace remote {
 void finalize();             // flushes, closes every endpoint, destroys the worker
 void start_send(request* r); // r->peer_world, r->total set; counted in pending_sends
 void send_ctrl(int peer_world, uint8_t type, uint64_t cookie);  // pkt_sync_ack only
+void cancel_send(request* r);  // asks the receiver to withdraw r's message (proto_cancel_wait set)
 void recv_rndv(request* r, unexpected* u);  // a receive matched a remote rendezvous message
 }  // namespace remote
 

@@ -88,7 +88,9 @@ engine_queues engine_queues_now();
 message* message_no_proc();
 bool message_valid(const message* m);
 
-// MPI_Cancel: cancels an unmatched receive; sends are never cancelled (they complete normally).
+// MPI_Cancel: cancels an unmatched receive, or withdraws a pending send's message if no receive
+// matched it yet (then status.cancelled; else the send completes normally). A send to another
+// rank learns the outcome from the receiver's engine: the request completes once it answers.
 [[nodiscard]] errc cancel(request* r);
 
 // Buffered mode (MPI-4.1 3.6, src/p2p/bsend.cpp). A buffer is attached to a slot: the process's
@@ -121,7 +123,16 @@ bool poll();
 
 namespace baton::p2p {
 // Buffered send: copies into the attached buffer and returns; errc::buffer if it does not fit.
-[[nodiscard]] errc bsend_start(const void* buf, int64_t count, const datatype* dt, int dest, int tag, comm* c);
+// `user` (MPI_Ibsend, a started MPI_Bsend_init; complete, with the ops below) is linked to the
+// internal send, so that MPI_Cancel on it can withdraw the message.
+[[nodiscard]] errc bsend_start(const void* buf, int64_t count, const datatype* dt, int dest, int tag, comm* c,
+                               request* user = nullptr);
+// The hooks of such a user request: on_cancel reopens it (not complete) and cancels the internal
+// send if it is still pending; the user request completes with the internal one's outcome
+// (status.cancelled). on_destroy unlinks it.
+errc bsend_user_cancel(request* user);
+void bsend_user_destroy(request* user);
+extern const core::request_ops ibsend_user_ops;
 }  // namespace baton::p2p
 
 namespace baton::p2p {

@@ -51,8 +51,10 @@ namespace baton::p2p::remote {
 
 namespace {
 
-enum : uint16_t { am_msg = 17, am_ack = 18 };
-enum : uint8_t { hdr_sync = 1, hdr_rndv = 2 };
+enum : uint16_t { am_msg = 17, am_ack = 18, am_cancel_ans = 19 };
+// hdr_cancel: not a message but MPI_Cancel of the send `cookie` (ctx, tag: its envelope). It takes
+// a sequence number like a message, so it is handled after the message it names.
+enum : uint8_t { hdr_sync = 1, hdr_rndv = 2, hdr_cancel = 4 };
 
 // Baton's envelope, the header of every am_msg.
 struct envelope {
@@ -73,6 +75,7 @@ struct send_op {
   envelope hdr;
   request* r = nullptr;  // nullptr: an acknowledgement
   uint64_t ack_cookie = 0;
+  uint64_t answer[2] = {0, 0};  // am_cancel_ans: the send's cookie, 1 withdrawn / 0 matched
   void* packed = nullptr;
 };
 
@@ -107,6 +110,15 @@ struct state {
   // Work the AM handler may not do itself (start a receive of data, send): run after progress.
   std::vector<std::pair<request*, void*>> rndv_starts;
   std::vector<std::pair<int, uint64_t>> acks;
+  // Cancel requests handled: answers to send (world rank, cookie, withdrawn) and withdrawn
+  // rendezvous messages whose data is fetched and dropped (the sender's operation then ends).
+  struct answer {
+    int world;
+    uint64_t cookie;
+    bool withdrawn;
+  };
+  std::vector<answer> cancel_answers;
+  std::vector<std::pair<void*, uint64_t>> discards;
   // The waker thread.
   std::thread* waker = nullptr;
   int stop_fd = -1;
@@ -217,6 +229,12 @@ void send_ack(int world, uint64_t cookie) {
 
 void rndv_done(rndv_recv* rv, ucs_status_t st) {
   request* r = rv->r;
+  if (!r) {  // a withdrawn message (MPI_Cancel of its send): dropped
+    std::free(rv->tmp);
+    delete rv;
+    g->moved = true;
+    return;
+  }
   if (st != UCS_OK && r->status.error == errc::success)
     r->status.error = core::error_set(errc::intern, "UCX: receiving a message failed: %s", ucs_status_string(st));
   if (rv->tmp) {
@@ -260,8 +278,44 @@ void rndv_fetch(request* r, void* desc) {
   }
 }
 
+// Fetches a withdrawn rendezvous message into a scratch buffer and drops it: the sender's
+// operation completes only once its data has been taken.
+void rndv_discard(void* desc, uint64_t len) {
+  auto* rv = new rndv_recv{nullptr, std::malloc(len ? len : 1)};
+  ucp_request_param_t prm{};
+  prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_DATATYPE;
+  prm.cb.recv_am = rndv_cb;
+  prm.user_data = rv;
+  prm.datatype = ucp_dt_make_contig(1);
+  ucs_status_ptr_t sp = ucp_am_recv_data_nbx(g->worker, desc, rv->tmp, len, &prm);
+  if (sp == nullptr) {
+    rndv_done(rv, UCS_OK);
+  } else if (UCS_PTR_IS_ERR(sp)) {
+    rndv_done(rv, UCS_PTR_STATUS(sp));
+  } else {
+    ++g->ops;
+  }
+}
+
+void send_cancel_answer(int world, uint64_t cookie, bool withdrawn) {
+  ucp_ep_h ep;
+  if (errc e = endpoint(world, &ep); e != errc::success) return;  // error recorded; the peer is unreachable
+  auto* op = new send_op;
+  op->answer[0] = cookie;
+  op->answer[1] = withdrawn ? 1 : 0;
+  post(ep, am_cancel_ans, op, op->answer, sizeof op->answer, nullptr, 0, UCP_AM_SEND_FLAG_EAGER);
+}
+
 // Matches one in-order arrival. Called inside the AM handler: sends and data fetches are deferred.
 void deliver(const envelope& h, const void* data, size_t len, void* desc, bool rndv) {
+  if (h.flags & hdr_cancel) {
+    void* wdesc = nullptr;
+    uint64_t wlen = 0;
+    const bool ok = withdraw_unexpected(h.ctx, h.src_world, h.tag, h.cookie, &wdesc, &wlen);
+    if (wdesc) g->discards.emplace_back(wdesc, wlen);
+    g->cancel_answers.push_back({h.src_world, h.cookie, ok});
+    return;
+  }
   match_ctx& m = ctx_of(h.ctx);
   if (request* r = m.find_posted(h.src, h.tag)) {
     m.unpost(r);
@@ -340,10 +394,27 @@ ucs_status_t on_ack(void*, const void* header, size_t hlen, void*, size_t, const
   return UCS_OK;
 }
 
+ucs_status_t on_cancel_ans(void*, const void* header, size_t hlen, void*, size_t, const ucp_am_recv_param_t*) {
+  uint64_t a[2];
+  if (hlen != sizeof a) return UCS_OK;
+  std::memcpy(a, header, sizeof a);
+  cancel_answer(reinterpret_cast<request*>(a[0]), a[1] != 0);
+  g->moved = true;
+  return UCS_OK;
+}
+
 bool ucx_poll() {
   state& s = *g;
   bool moved = ucp_worker_progress(s.worker) != 0;
-  while (!s.rndv_starts.empty() || !s.acks.empty()) {
+  while (!s.rndv_starts.empty() || !s.acks.empty() || !s.cancel_answers.empty() || !s.discards.empty()) {
+    if (!s.cancel_answers.empty() || !s.discards.empty()) {
+      auto answers = std::move(s.cancel_answers);
+      s.cancel_answers.clear();
+      for (auto& a : answers) send_cancel_answer(a.world, a.cookie, a.withdrawn);
+      auto discards = std::move(s.discards);
+      s.discards.clear();
+      for (auto& [desc, len] : discards) rndv_discard(desc, len);
+    }
     auto starts = std::move(s.rndv_starts);
     s.rndv_starts.clear();
     for (auto& [r, desc] : starts) rndv_fetch(r, desc);
@@ -429,6 +500,9 @@ errc init() {
   hp.id = am_ack;
   hp.cb = on_ack;
   if ((st = ucp_worker_set_am_recv_handler(s.worker, &hp)) != UCS_OK) return ucs_fail("setting the AM handler", st);
+  hp.id = am_cancel_ans;
+  hp.cb = on_cancel_ans;
+  if ((st = ucp_worker_set_am_recv_handler(s.worker, &hp)) != UCS_OK) return ucs_fail("setting the AM handler", st);
 
   ucp_address_t* addr = nullptr;
   size_t alen = 0;
@@ -478,6 +552,27 @@ void start_send(request* r) {
 
 void send_ctrl(int peer_world, uint8_t type, uint64_t cookie) {
   if (type == pkt_sync_ack) send_ack(peer_world, cookie);
+}
+
+void cancel_send(request* r) {
+  state& s = *g;
+  ucp_ep_h ep;
+  if (errc e = endpoint(r->peer_world, &ep); e != errc::success) {
+    // The peer is unreachable (the send itself failed the same way): it completes as it is.
+    cancel_answer(r, false);
+    return;
+  }
+  auto* op = new send_op;  // op->r stays nullptr: nothing to complete when it has left
+  envelope& h = op->hdr;
+  h.ctx = r->ctx;
+  h.src = r->c->rank;
+  h.tag = r->tag;
+  h.src_world = core::rt().world_rank;
+  h.seq = s.peers[static_cast<size_t>(r->peer_world)].tx_seq++;
+  h.flags = hdr_cancel;
+  h.len = 0;
+  h.cookie = reinterpret_cast<uint64_t>(r);
+  post(ep, am_msg, op, &op->hdr, sizeof op->hdr, nullptr, 0, UCP_AM_SEND_FLAG_EAGER);
 }
 
 void recv_rndv(request* r, unexpected* u) {
@@ -556,6 +651,7 @@ void start_send(request* r) {
   finish_send_if_done(r);
 }
 void send_ctrl(int, uint8_t, uint64_t) {}
+void cancel_send(request* r) { cancel_answer(r, false); }
 void recv_rndv(request* r, unexpected*) {
   r->status.error = core::error_set(errc::unsupported_operation, "this build of Baton has no UCX transport");
   complete_request(r);
