@@ -13,7 +13,7 @@
  *     pingpong.persistent half round trip, MPI_Start + MPI_Wait on (unmatched) persistent requests
  *     pingpong.isend      half round trip, MPI_Irecv + MPI_Isend + MPI_Wait
  *     ring.queue.paired / ring.startall.paired
- *                     (libraries with MPI_Queue, 8 B and 1 KiB) ring.queue and ring.startall with
+ *                     (libraries with MPI_Queue; 8 B, 1 KiB, 8 KiB) ring.queue and ring.startall with
  *                     their batches alternating on one set of matched requests, so that both see
  *                     the same machine phase: their ratio is the queue's cost over Startall, which
  *                     separate series measured minutes apart cannot show within a few percent
@@ -250,7 +250,7 @@ int main(int argc, char **argv)
         }
     }
 #if HAVE_QUEUE
-    for (int k = 0; k < 2; ++k) {
+    for (int k = 0; k < 3; ++k) {
         const size_t size = ring_sizes[k];
         if (size > opts.max_size) continue;
         c.size = size;
