@@ -192,6 +192,19 @@ void send_cb(void* request, ucs_status_t st, void* user) {
   ucp_request_free(request);
 }
 
+// An operation UCP has taken: done now (done(status)), or later through its callback (counted in
+// g->ops until then).
+template <class Done>
+void posted(ucs_status_ptr_t sp, Done done) {
+  if (sp == nullptr) {
+    done(UCS_OK);
+  } else if (UCS_PTR_IS_ERR(sp)) {
+    done(UCS_PTR_STATUS(sp));
+  } else {
+    ++g->ops;
+  }
+}
+
 // Posts one active message; completion (now or later) goes to send_op_done.
 void post(ucp_ep_h ep, uint16_t id, send_op* op, const void* hdr, size_t hlen, const void* data, size_t len,
           uint32_t flags) {
@@ -200,14 +213,7 @@ void post(ucp_ep_h ep, uint16_t id, send_op* op, const void* hdr, size_t hlen, c
   prm.cb.send = send_cb;
   prm.user_data = op;
   prm.flags = flags;
-  ucs_status_ptr_t sp = ucp_am_send_nbx(ep, id, hdr, hlen, data, len, &prm);
-  if (sp == nullptr) {
-    send_op_done(op, UCS_OK);
-  } else if (UCS_PTR_IS_ERR(sp)) {
-    send_op_done(op, UCS_PTR_STATUS(sp));
-  } else {
-    ++g->ops;
-  }
+  posted(ucp_am_send_nbx(ep, id, hdr, hlen, data, len, &prm), [op](ucs_status_t st) { send_op_done(op, st); });
 }
 
 void fail_send(request* r, errc e) {
@@ -253,6 +259,16 @@ void rndv_cb(void* request, ucs_status_t st, size_t, void* user) {
   ucp_request_free(request);
 }
 
+// Receives the rendezvous data behind desc into dst (len bytes); rndv_cb / rndv_done finish rv.
+void fetch_into(rndv_recv* rv, void* desc, void* dst, uint64_t len) {
+  ucp_request_param_t prm{};
+  prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_DATATYPE;
+  prm.cb.recv_am = rndv_cb;
+  prm.user_data = rv;
+  prm.datatype = ucp_dt_make_contig(1);
+  posted(ucp_am_recv_data_nbx(g->worker, desc, dst, len, &prm), [rv](ucs_status_t st) { rndv_done(rv, st); });
+}
+
 // Fetches a matched rendezvous message into r (outside the AM handler).
 void rndv_fetch(request* r, void* desc) {
   auto* rv = new rndv_recv{r, nullptr};
@@ -263,38 +279,14 @@ void rndv_fetch(request* r, void* desc) {
     rv->tmp = std::malloc(r->msg_len ? r->msg_len : 1);
     dst = rv->tmp;
   }
-  ucp_request_param_t prm{};
-  prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_DATATYPE;
-  prm.cb.recv_am = rndv_cb;
-  prm.user_data = rv;
-  prm.datatype = ucp_dt_make_contig(1);
-  ucs_status_ptr_t sp = ucp_am_recv_data_nbx(g->worker, desc, dst, r->msg_len, &prm);
-  if (sp == nullptr) {
-    rndv_done(rv, UCS_OK);
-  } else if (UCS_PTR_IS_ERR(sp)) {
-    rndv_done(rv, UCS_PTR_STATUS(sp));
-  } else {
-    ++g->ops;
-  }
+  fetch_into(rv, desc, dst, r->msg_len);
 }
 
 // Fetches a withdrawn rendezvous message into a scratch buffer and drops it: the sender's
 // operation completes only once its data has been taken.
 void rndv_discard(void* desc, uint64_t len) {
   auto* rv = new rndv_recv{nullptr, std::malloc(len ? len : 1)};
-  ucp_request_param_t prm{};
-  prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_DATATYPE;
-  prm.cb.recv_am = rndv_cb;
-  prm.user_data = rv;
-  prm.datatype = ucp_dt_make_contig(1);
-  ucs_status_ptr_t sp = ucp_am_recv_data_nbx(g->worker, desc, rv->tmp, len, &prm);
-  if (sp == nullptr) {
-    rndv_done(rv, UCS_OK);
-  } else if (UCS_PTR_IS_ERR(sp)) {
-    rndv_done(rv, UCS_PTR_STATUS(sp));
-  } else {
-    ++g->ops;
-  }
+  fetch_into(rv, desc, rv->tmp, len);
 }
 
 void send_cancel_answer(int world, uint64_t cookie, bool withdrawn) {
