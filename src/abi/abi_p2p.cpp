@@ -54,6 +54,12 @@ core::request* completed_request(core::comm* c, const core::datatype* t) {
   return r;
 }
 
+void free_request(core::request* r) {
+  if (r->c) r->c->release();
+  if (r->dt) const_cast<core::datatype*>(r->dt)->release();
+  core::request_delete(r);
+}
+
 int isend_impl(const char* fn, const void* buf, int64_t count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                send_mode mode, MPI_Request* request) {
   p2p_args a;
@@ -70,9 +76,7 @@ int isend_impl(const char* fn, const void* buf, int64_t count, MPI_Datatype type
       r->ops = &p2p::ibsend_user_ops;
       e = p2p::bsend_start(buf, count, a.t, dest, tag, a.c, r);
       if (e != errc::success) {
-        a.c->release();
-        const_cast<core::datatype*>(a.t)->release();
-        core::request_delete(r);
+        free_request(r);
         r = nullptr;
       }
     } else {
@@ -147,12 +151,6 @@ int recv_init_impl(const char* fn, void* buf, int64_t count, MPI_Datatype type, 
     if (e == errc::success) *request = abi::to_handle(r);
     return e;
   });
-}
-
-void free_request(core::request* r) {
-  if (r->c) r->c->release();
-  if (r->dt) const_cast<core::datatype*>(r->dt)->release();
-  core::request_delete(r);
 }
 
 int sendrecv_impl(const char* fn, const void* sendbuf, int64_t sendcount, MPI_Datatype sendtype, int dest, int sendtag,

@@ -320,9 +320,7 @@ void drop_link(request* user) {
   if (!internal) return;
   internal->ext = nullptr;
   if (!internal->is_complete()) return;
-  internal->c->release();
-  const_cast<datatype*>(internal->dt)->release();
-  core::request_delete(internal);
+  release_request(internal);
 }
 }  // namespace
 

@@ -863,6 +863,12 @@ match_ctx& ctx_of_slow(uint32_t ctx) {
   return *v[ctx];
 }
 
+void release_request(request* r) {
+  r->c->release();
+  const_cast<datatype*>(r->dt)->release();
+  core::request_delete(r);
+}
+
 void complete_request(request* r) {
   // Everything that reads the request happens before it is marked complete: from then on another
   // thread may retire and free it.
@@ -884,9 +890,7 @@ void complete_request(request* r) {
     // be kept (complete) for a later MPI_Cancel.
     if (r->ext && r->kind == core::req_kind::send && !r->ops && bsend_internal_done(r)) return;
     // MPI_Request_free was called while pending: nobody will retire it.
-    r->c->release();
-    const_cast<datatype*>(r->dt)->release();
-    core::request_delete(r);
+    release_request(r);
     return;
   }
   r->mark_complete();

@@ -132,6 +132,8 @@ void cancel_answer(request* r, bool cancelled);
 // request is kept, complete, while the user request lives (true): its message may still wait in
 // the receiver's queue, and MPI_Cancel can still ask for it by this request's address.
 bool bsend_internal_done(request* internal);
+// Lets go of a request nobody will retire (its communicator and datatype references, then it).
+void release_request(request* r);
 void complete_request(request* r);
 // Returns a block of the attached buffer once its buffered send has left it (bsend.cpp).
 void bsend_release(void* block);

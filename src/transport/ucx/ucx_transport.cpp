@@ -512,6 +512,21 @@ errc init() {
   return errc::success;
 }
 
+// A send operation carrying r's envelope (the next sequence number towards its peer).
+static send_op* envelope_op(request* r, uint8_t flags, uint64_t len) {
+  auto* op = new send_op;
+  envelope& h = op->hdr;
+  h.ctx = r->ctx;
+  h.src = r->c->rank;
+  h.tag = r->tag;
+  h.src_world = core::rt().world_rank;
+  h.seq = g->peers[static_cast<size_t>(r->peer_world)].tx_seq++;
+  h.flags = flags;
+  h.len = len;
+  h.cookie = reinterpret_cast<uint64_t>(r);
+  return op;
+}
+
 void start_send(request* r) {
   state& s = *g;
   ucp_ep_h ep;
@@ -519,17 +534,8 @@ void start_send(request* r) {
   const bool rndv = r->total > s.eager_max;
   const bool sync = r->mode == core::send_mode::synchronous;
   if (!sync && !rndv) r->proto |= proto_acked;
-  auto* op = new send_op;
+  send_op* op = envelope_op(r, static_cast<uint8_t>((sync ? hdr_sync : 0) | (rndv ? hdr_rndv : 0)), r->total);
   op->r = r;
-  envelope& h = op->hdr;
-  h.ctx = r->ctx;
-  h.src = r->c->rank;
-  h.tag = r->tag;
-  h.src_world = core::rt().world_rank;
-  h.seq = s.peers[static_cast<size_t>(r->peer_world)].tx_seq++;
-  h.flags = static_cast<uint8_t>((sync ? hdr_sync : 0) | (rndv ? hdr_rndv : 0));
-  h.len = r->total;
-  h.cookie = reinterpret_cast<uint64_t>(r);
   const void* data;
   if (r->dt->is_contiguous()) {
     data = static_cast<const char*>(r->buf) + r->dt->true_lb();
@@ -547,23 +553,13 @@ void send_ctrl(int peer_world, uint8_t type, uint64_t cookie) {
 }
 
 void cancel_send(request* r) {
-  state& s = *g;
   ucp_ep_h ep;
   if (errc e = endpoint(r->peer_world, &ep); e != errc::success) {
     // The peer is unreachable (the send itself failed the same way): it completes as it is.
     cancel_answer(r, false);
     return;
   }
-  auto* op = new send_op;  // op->r stays nullptr: nothing to complete when it has left
-  envelope& h = op->hdr;
-  h.ctx = r->ctx;
-  h.src = r->c->rank;
-  h.tag = r->tag;
-  h.src_world = core::rt().world_rank;
-  h.seq = s.peers[static_cast<size_t>(r->peer_world)].tx_seq++;
-  h.flags = hdr_cancel;
-  h.len = 0;
-  h.cookie = reinterpret_cast<uint64_t>(r);
+  send_op* op = envelope_op(r, hdr_cancel, 0);  // op->r stays nullptr: nothing to complete when it has left
   post(ep, am_msg, op, &op->hdr, sizeof op->hdr, nullptr, 0, UCP_AM_SEND_FLAG_EAGER);
 }
 
