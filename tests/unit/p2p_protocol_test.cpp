@@ -141,8 +141,8 @@ void run_job(int n, const env_list& env, const std::function<void(rank_checks&, 
     EXPECT_TRUE(res[static_cast<size_t>(r)].exited_ok()) << "rank " << r << ": " << res[static_cast<size_t>(r)].describe();
 }
 
-// The default geometry: 8192-byte slots carry 8144 bytes; eager up to 32 KiB; 64 KiB chunks.
-constexpr uint64_t k_slot = 8192 - sizeof(transport::shm::pkt_header);
+// The default geometry: 8256-byte slots carry 8208 bytes; eager up to 32 KiB; 64 KiB chunks.
+constexpr uint64_t k_slot = 8192 + 64 - sizeof(transport::shm::pkt_header);
 constexpr uint64_t k_eager_max = 32768;
 
 // Sizes that hit each protocol with the default thresholds.

@@ -93,7 +93,9 @@ TEST(ShmParams, ForRanksScalesDownWithManyRanks) {
   for (uint32_t n : {1u, 2u, 8u, 16u}) {
     segment_params p = segment_params::for_ranks(n);
     EXPECT_EQ(p.nlocal, n);
-    EXPECT_EQ(p.slot_size, 8192u);
+    EXPECT_EQ(p.slot_size, 8192u + 64u);
+    // An 8 KiB message fills exactly one slot (payload of 8 KiB and more).
+    EXPECT_GE(p.slot_size - sizeof(pkt_header), 8192u);
     EXPECT_EQ(p.nslots, 32u);
     EXPECT_EQ(p.chunk_size, 65536u);
     EXPECT_EQ(p.nchunks, 8u);
@@ -101,9 +103,10 @@ TEST(ShmParams, ForRanksScalesDownWithManyRanks) {
   segment_params p17 = segment_params::for_ranks(17);
   EXPECT_EQ(p17.nslots, 16u);
   EXPECT_EQ(p17.nchunks, 4u);
-  EXPECT_EQ(p17.slot_size, 8192u);
+  EXPECT_EQ(p17.slot_size, 8192u + 64u);
   segment_params p65 = segment_params::for_ranks(65);
-  EXPECT_EQ(p65.slot_size, 4096u);
+  EXPECT_EQ(p65.slot_size, 4096u + 64u);
+  EXPECT_GE(p65.slot_size - sizeof(pkt_header), 4096u);
   EXPECT_EQ(p65.nslots, 8u);
   EXPECT_EQ(p65.chunk_size, 32768u);
   EXPECT_EQ(p65.nchunks, 2u);

@@ -32,7 +32,7 @@ segment_params segment_params::for_ranks(uint32_t nlocal) {
     p.nchunks = 4;
   }
   if (nlocal > 64) {
-    p.slot_size = 4096;
+    p.slot_size = 4096 + 64;
     p.nslots = 8;
     p.chunk_size = 32768;
     p.nchunks = 2;
