@@ -694,6 +694,8 @@ bool shm_poll() {
   for (uint32_t l = 0; l < n; ++l) {
     if (l == e.me_local) continue;
     peer_state& p = e.peers[l];
+    if (p.parked && p.rx < 64 && (p.parked >> p.rx & 1)) [[unlikely]]
+      matched_unpark(p, p.rx);
     pkt_header* h = e.seg.slot(e.me_local, l, p.rx);
     if (h->full.load(std::memory_order_acquire)) {
       // A producer can only be waiting for room if the ring was full: then the slot before this
@@ -702,8 +704,13 @@ bool shm_poll() {
           std::memory_order_relaxed);
       for (int k = 0; k < 16; ++k) {
         handle_packet(p, h);
-        h->full.store(0, std::memory_order_release);
+        if (p.keep_slot)
+          p.keep_slot = false;
+        else
+          h->full.store(0, std::memory_order_release);
         p.rx = (p.rx + 1 == nslots) ? 0 : p.rx + 1;
+        if (p.parked && p.rx < 64 && (p.parked >> p.rx & 1)) [[unlikely]]
+          matched_unpark(p, p.rx);
         h = e.seg.slot(e.me_local, l, p.rx);
         if (!h->full.load(std::memory_order_acquire)) break;
       }

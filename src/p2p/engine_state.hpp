@@ -85,6 +85,11 @@ struct peer_state {
   uint64_t rx_len = 0, rx_off = 0;
   uint32_t bulk_in = 0;  // receives expecting bulk chunks from this peer
   uint32_t rndv_out = 0;  // rendezvous sends towards this peer not yet complete
+  // Incoming ring slots left full on purpose (bit i: slot i), holding a matched message that
+  // arrived before its receive was started (matched.cpp: copied once, at the start, instead of
+  // twice). The consumer moves past them; when it comes round to one, it copies it out first.
+  uint64_t parked = 0;
+  bool keep_slot = false;  // set while a packet is handled: leave this slot full (parked)
 };
 
 struct engine {
@@ -169,6 +174,8 @@ void recv_rndv(request* r, unexpected* u);  // a receive matched a remote rendez
 // matched_packet() and such emissions (out_item with req set) to matched_emit().
 constexpr uint8_t pkt_matched_first = 16;
 void matched_packet(peer_state& p, transport::shm::pkt_header* h);
+// The consumer reached parked slot `idx` of p's ring again: copy its message out, free the slot.
+void matched_unpark(peer_state& p, uint32_t idx);
 bool matched_emit(peer_state& p, const out_item& it);
 // Engine pieces matched.cpp builds on (engine lock held).
 transport::shm::pkt_header* slot_reserve(peer_state& p);

@@ -60,8 +60,14 @@ struct early {
   char* data;
   uint64_t len;
   uint64_t got;
-  uint64_t cap;  // bytes allocated at data
+  uint64_t cap;               // bytes allocated at data (0: data is a parked ring slot's payload)
+  pkt_header* slot = nullptr;  // parked: the ring slot left full, holding the message
+  uint32_t peer = 0;          // parked: the sender's local index; slot index `idx` of its ring
+  uint32_t idx = 0;
 };
+
+// Parked early arrivals by (sender's local index, slot index): matched_unpark finds them there.
+std::vector<std::vector<early*>> g_parked;
 
 struct channel {
   uint64_t id = 0;
@@ -170,6 +176,16 @@ void recv_finish(channel* ch) {
   complete_request(ch->req);
 }
 
+// Lets go of parked early arrival e's ring slot: the sender may write it again (and may be
+// asleep waiting for it).
+void unpark(early* e) {
+  g_parked[e->peer][e->idx] = nullptr;
+  eng().peers[e->peer].parked &= ~(uint64_t(1) << e->idx);
+  e->slot->full.store(0, std::memory_order_release);
+  e->slot = nullptr;
+  peer_doorbell(e->peer);
+}
+
 void deliver_early(channel* ch) {
   early* e = ch->fifo.front();
   ch->fifo.pop_front();
@@ -177,7 +193,10 @@ void deliver_early(channel* ch) {
   recv_begin(ch, e->len);
   copy_in(r, 0, e->data, e->len);
   r->done = e->len;
-  if (ch->spare) {  // keep the larger buffer
+  if (e->slot) {
+    unpark(e);
+    delete e;
+  } else if (ch->spare) {  // keep the larger buffer
     early* drop = ch->spare->cap >= e->cap ? e : ch->spare;
     if (drop == ch->spare) ch->spare = e;
     std::free(drop->data);
@@ -376,7 +395,10 @@ void matched_on_destroy(request* r) {
   table_remove(ch->id);
   if (ch->wire) release_prepared(ch->wire);  // complete: the request is inactive or just completed
   for (early* e : ch->fifo) {
-    std::free(e->data);
+    if (e->slot)
+      unpark(e);
+    else
+      std::free(e->data);
     delete e;
   }
   if (ch->spare) {
@@ -391,7 +413,25 @@ const core::request_ops matched_ops{nullptr, matched_on_cancel, matched_on_start
 
 // ---- receiving ----
 
-void rx_fragment(channel* ch, pkt_header* h) {
+// A message in one slot arriving before its receive is started stays in its slot (parked) until
+// the start copies it into the receive buffer: one copy instead of two. Only where the slot index
+// fits the peer's parked mask; the engine copies it out if it comes round to the slot first.
+bool park(peer_state& p, channel* ch, pkt_header* h) {
+  const uint32_t idx = p.rx;
+  if (idx >= 64) return false;
+  if (g_parked.size() <= p.local) g_parked.resize(p.local + 1);
+  auto& v = g_parked[p.local];
+  if (v.size() <= idx) v.resize(eng().seg.params().nslots, nullptr);
+  auto* e = new early{static_cast<char*>(segment::payload(h)), h->msg_len, h->msg_len, 0, h, p.local, idx};
+  v[idx] = e;
+  p.parked |= uint64_t(1) << idx;
+  p.keep_slot = true;
+  ch->rx_direct = false;
+  ch->fifo.push_back(e);
+  return true;
+}
+
+void rx_fragment(peer_state& p, channel* ch, pkt_header* h) {
   const uint64_t off = h->aux, n = h->frag_len, len = h->msg_len;
   const void* payload = segment::payload(h);
   if (off == 0) {
@@ -399,6 +439,8 @@ void rx_fragment(channel* ch, pkt_header* h) {
       ch->rx_direct = true;
       recv_begin(ch, len);
       ch->req->done = 0;
+    } else if (n == len && park(p, ch, h)) {
+      return;
     } else {
       ch->rx_direct = false;
       ch->fifo.push_back(early_new(ch, len));
@@ -572,13 +614,22 @@ bool matched_emit(peer_state& p, const out_item& it) {
   return true;
 }
 
-void matched_packet(peer_state&, pkt_header* h) {
+void matched_unpark(peer_state& p, uint32_t idx) {
+  early* e = g_parked[p.local][idx];
+  char* copy = static_cast<char*>(std::malloc(e->len ? e->len : 1));
+  if (e->len) std::memcpy(copy, e->data, e->len);
+  unpark(e);
+  e->data = copy;
+  e->cap = e->len ? e->len : 1;
+}
+
+void matched_packet(peer_state& p, pkt_header* h) {
   channel* ch = table_find(h->cookie);
   if (!ch) return;  // the request was freed: drop
   switch (h->type) {
     case pkt_mdata:
     case pkt_mcont:
-      if (!ch->send) rx_fragment(ch, h);
+      if (!ch->send) rx_fragment(p, ch, h);
       break;
     case pkt_mcredit:
       if (!ch->send) break;

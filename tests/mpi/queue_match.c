@@ -3,7 +3,8 @@
  * - ring exchange through a default queue at every protocol size (8 B, 4 KiB, 20 KiB in several
  *   ring slots, 256 KiB and 2 MiB credit-gated), data changing each round, statuses checked;
  * - the same matched requests with MPI_Start / MPI_Startall / MPI_Wait outside queues;
- * - sends that run ahead of their receive (early arrivals kept in order);
+ * - sends that run ahead of their receive (early arrivals kept in order), 8 KiB ones left in
+ *   their ring slots while the ring goes round past them, and a receive freed with some left;
  * - ties broken by the order of the MPI_Match calls, MPI_ANY_SOURCE / MPI_ANY_TAG receives (the
  *   match fixes source and tag), self pairs, MPI_PROC_NULL, a non-contiguous datatype,
  *   synchronous-mode sends;
@@ -111,6 +112,71 @@ static void run_ahead(void)
         }
     }
     CHECK_MPI(MPI_Request_free(&r));
+}
+
+/* Early arrivals of one ring slot (8 KiB) stay in their slots until the receive starts. Here three
+ * of them wait while 100 ordinary 8 KiB messages from the same sender go round the 32-slot ring
+ * three times (the receiver must copy each parked message out when it comes round to it, or the
+ * sender could never write that slot again); two more arrive after; all five come out in order.
+ * Then a receive freed with two messages still parked lets go of their slots (the 100 messages
+ * after it would otherwise wait forever). */
+static void parked_early(void)
+{
+    if (size < 2 || rank > 1) return;
+    enum { N = 2048, M = 100 };
+    static int buf[N], other[N];
+    MPI_Request r, f;
+    if (rank == 0) {
+        CHECK_MPI(MPI_Send_init(buf, N, MPI_INT, 1, 11, MPI_COMM_WORLD, &r));
+        CHECK_MPI(MPI_Send_init(buf, N, MPI_INT, 1, 12, MPI_COMM_WORLD, &f));
+        CHECK_MPI(MPI_Match(&r));
+        CHECK_MPI(MPI_Match(&f));
+        for (int k = 0; k < 5; k++) {
+            for (int i = 0; i < N; i++) buf[i] = k * 100000 + i;
+            CHECK_MPI(MPI_Start(&r));
+            CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
+            if (k == 2)
+                for (int m = 0; m < M; m++) {
+                    for (int i = 0; i < N; i++) other[i] = -m - i;
+                    CHECK_MPI(MPI_Send(other, N, MPI_INT, 1, 13, MPI_COMM_WORLD));
+                }
+        }
+        for (int k = 0; k < 2; k++) {
+            CHECK_MPI(MPI_Start(&f));
+            CHECK_MPI(MPI_Wait(&f, MPI_STATUS_IGNORE));
+        }
+        CHECK_MPI(MPI_Send(buf, 0, MPI_INT, 1, 14, MPI_COMM_WORLD)); /* "freed" comes back */
+        CHECK_MPI(MPI_Recv(buf, 0, MPI_INT, 1, 14, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        for (int m = 0; m < M; m++) {
+            for (int i = 0; i < N; i++) other[i] = m + i;
+            CHECK_MPI(MPI_Send(other, N, MPI_INT, 1, 15, MPI_COMM_WORLD));
+        }
+    } else {
+        CHECK_MPI(MPI_Recv_init(buf, N, MPI_INT, 0, 11, MPI_COMM_WORLD, &r));
+        CHECK_MPI(MPI_Recv_init(buf, N, MPI_INT, 0, 12, MPI_COMM_WORLD, &f));
+        CHECK_MPI(MPI_Match(&r));
+        CHECK_MPI(MPI_Match(&f));
+        for (int m = 0; m < M; m++) {
+            CHECK_MPI(MPI_Recv(other, N, MPI_INT, 0, 13, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            CHECK(other[0] == -m && other[N - 1] == -m - (N - 1), "ordinary message %d wrong: %d", m, other[0]);
+        }
+        for (int k = 0; k < 5; k++) {
+            MPI_Status st;
+            CHECK_MPI(MPI_Start(&r));
+            CHECK_MPI(MPI_Wait(&r, &st));
+            CHECK(buf[0] == k * 100000 && buf[N - 1] == k * 100000 + N - 1, "parked message %d wrong: %d", k, buf[0]);
+            CHECK_STATUS(st, 0, 11, MPI_INT, N);
+        }
+        CHECK_MPI(MPI_Recv(buf, 0, MPI_INT, 0, 14, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_Request_free(&f));
+        CHECK_MPI(MPI_Send(buf, 0, MPI_INT, 0, 14, MPI_COMM_WORLD));
+        for (int m = 0; m < M; m++) {
+            CHECK_MPI(MPI_Recv(other, N, MPI_INT, 0, 15, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            CHECK(other[0] == m && other[N - 1] == m + N - 1, "message %d after the free wrong: %d", m, other[0]);
+        }
+    }
+    CHECK_MPI(MPI_Request_free(&r));
+    if (rank == 0) CHECK_MPI(MPI_Request_free(&f));
 }
 
 /* Two sends with the same (dest, tag) and two receives: the order of the Match calls decides.
@@ -277,6 +343,7 @@ int main(int argc, char** argv)
     const int sizes[] = {1, 512, 2560, 32768, 262144};
     for (int i = 0; i < 5; i++) ring_queue(sizes[i], sizes[i] > 10000 ? 4 : 20);
     run_ahead();
+    parked_early();
     ties_and_wildcards();
     kinds();
     many_queues();
