@@ -413,9 +413,13 @@ const core::request_ops matched_ops{nullptr, matched_on_cancel, matched_on_start
 
 // ---- receiving ----
 
-// A message in one slot arriving before its receive is started stays in its slot (parked) until
-// the start copies it into the receive buffer: one copy instead of two. Only where the slot index
-// fits the peer's parked mask; the engine copies it out if it comes round to the slot first.
+// A message in one slot (over park_min bytes) arriving before its receive is started stays in its
+// slot (parked) until the start copies it into the receive buffer: one copy instead of two. Only
+// where the slot index fits the peer's parked mask; the engine copies it out if it comes round to
+// the slot first. Smaller messages are copied out at once: a copy of a few hundred bytes costs less than keeping
+// track of the slot (8-byte queued ring: 0.69 -> 0.72 us when those were parked too).
+constexpr uint64_t park_min = 256;
+
 bool park(peer_state& p, channel* ch, pkt_header* h) {
   const uint32_t idx = p.rx;
   if (idx >= 64) return false;
@@ -439,7 +443,7 @@ void rx_fragment(peer_state& p, channel* ch, pkt_header* h) {
       ch->rx_direct = true;
       recv_begin(ch, len);
       ch->req->done = 0;
-    } else if (n == len && park(p, ch, h)) {
+    } else if (n == len && len > park_min && park(p, ch, h)) {
       return;
     } else {
       ch->rx_direct = false;
