@@ -694,7 +694,7 @@ bool shm_poll() {
   for (uint32_t l = 0; l < n; ++l) {
     if (l == e.me_local) continue;
     peer_state& p = e.peers[l];
-    if (p.parked && p.rx < 64 && (p.parked >> p.rx & 1)) [[unlikely]]
+    if (slot_parked(p, p.rx)) [[unlikely]]
       matched_unpark(p, p.rx);
     pkt_header* h = e.seg.slot(e.me_local, l, p.rx);
     if (h->full.load(std::memory_order_acquire)) {
@@ -704,12 +704,9 @@ bool shm_poll() {
           std::memory_order_relaxed);
       for (int k = 0; k < 16; ++k) {
         handle_packet(p, h);
-        if (p.keep_slot)
-          p.keep_slot = false;
-        else
-          h->full.store(0, std::memory_order_release);
+        if (!slot_parked(p, p.rx)) h->full.store(0, std::memory_order_release);  // parked: stays full
         p.rx = (p.rx + 1 == nslots) ? 0 : p.rx + 1;
-        if (p.parked && p.rx < 64 && (p.parked >> p.rx & 1)) [[unlikely]]
+        if (slot_parked(p, p.rx)) [[unlikely]]
           matched_unpark(p, p.rx);
         h = e.seg.slot(e.me_local, l, p.rx);
         if (!h->full.load(std::memory_order_acquire)) break;

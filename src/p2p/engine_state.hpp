@@ -89,8 +89,10 @@ struct peer_state {
   // arrived before its receive was started (matched.cpp: copied once, at the start, instead of
   // twice). The consumer moves past them; when it comes round to one, it copies it out first.
   uint64_t parked = 0;
-  bool keep_slot = false;  // set while a packet is handled: leave this slot full (parked)
 };
+
+// Slot i of p's incoming ring is parked (slots past the mask's 64 bits never are).
+inline bool slot_parked(const peer_state& p, uint32_t i) { return p.parked && i < 64 && (p.parked >> i & 1); }
 
 struct engine {
   transport::shm::segment seg;

@@ -60,7 +60,7 @@ struct early {
   char* data;
   uint64_t len;
   uint64_t got;
-  uint64_t cap;               // bytes allocated at data (0: data is a parked ring slot's payload)
+  uint64_t cap;                // bytes allocated at data (0 while parked)
   pkt_header* slot = nullptr;  // parked: the ring slot left full, holding the message
   uint32_t peer = 0;          // parked: the sender's local index; slot index `idx` of its ring
   uint32_t idx = 0;
@@ -416,8 +416,8 @@ const core::request_ops matched_ops{nullptr, matched_on_cancel, matched_on_start
 // A message in one slot (over park_min bytes) arriving before its receive is started stays in its
 // slot (parked) until the start copies it into the receive buffer: one copy instead of two. Only
 // where the slot index fits the peer's parked mask; the engine copies it out if it comes round to
-// the slot first. Smaller messages are copied out at once: a copy of a few hundred bytes costs less than keeping
-// track of the slot (8-byte queued ring: 0.69 -> 0.72 us when those were parked too).
+// the slot first. Smaller messages are copied out at once: a copy of a few hundred bytes costs
+// less than keeping track of the slot (8-byte queued ring: 0.69 -> 0.72 us when those were parked).
 constexpr uint64_t park_min = 256;
 
 bool park(peer_state& p, channel* ch, pkt_header* h) {
@@ -428,8 +428,7 @@ bool park(peer_state& p, channel* ch, pkt_header* h) {
   if (v.size() <= idx) v.resize(eng().seg.params().nslots, nullptr);
   auto* e = new early{static_cast<char*>(segment::payload(h)), h->msg_len, h->msg_len, 0, h, p.local, idx};
   v[idx] = e;
-  p.parked |= uint64_t(1) << idx;
-  p.keep_slot = true;
+  p.parked |= uint64_t(1) << idx;  // shm_poll leaves the slot full
   ch->rx_direct = false;
   ch->fifo.push_back(e);
   return true;
@@ -620,11 +619,11 @@ bool matched_emit(peer_state& p, const out_item& it) {
 
 void matched_unpark(peer_state& p, uint32_t idx) {
   early* e = g_parked[p.local][idx];
-  char* copy = static_cast<char*>(std::malloc(e->len ? e->len : 1));
-  if (e->len) std::memcpy(copy, e->data, e->len);
+  char* copy = static_cast<char*>(std::malloc(e->len));  // parked messages exceed park_min bytes
+  std::memcpy(copy, e->data, e->len);
   unpark(e);
   e->data = copy;
-  e->cap = e->len ? e->len : 1;
+  e->cap = e->len;
 }
 
 void matched_packet(peer_state& p, pkt_header* h) {
