@@ -407,6 +407,118 @@ def spread_line(b: Bench, libs, data) -> str:
     return "Run-to-run spread (median over sizes of (max-min)/median): " + ", ".join(parts)
 
 
+# The headline rows: the README's one benchmark table is summary.md, and its plot summary.png,
+# both written by every run from the rows below that the run measured. (bench, Baton's series,
+# the peers' series (None: the same), size, label, Baton variant to show, peers' variants).
+HEADLINE = [
+    ("pt2pt_latency", "", None, 8, "Ping-pong latency, 8 B", "baton", ("mpich", "openmpi")),
+    ("pt2pt_latency", "", None, 1024, "Ping-pong latency, 1 KiB", "baton", ("mpich", "openmpi")),
+    ("pt2pt_latency", "", None, 1 << 20, "Ping-pong latency, 1 MiB", "baton", ("mpich", "openmpi")),
+    ("pt2pt_bandwidth", "", None, 8, "Streaming 8 B messages (window of 64)", "baton", ("mpich", "openmpi")),
+    ("pt2pt_bandwidth", "", None, 1 << 20, "Streaming bandwidth, 1 MiB", "baton", ("mpich", "openmpi")),
+    ("coll_latency", "allreduce", None, 8, "Allreduce, 8 B", "baton", ("mpich", "openmpi")),
+    ("coll_latency", "allreduce", None, 1 << 20, "Allreduce, 1 MiB", "baton", ("mpich", "openmpi")),
+    ("coll_latency", "bcast", None, 1 << 20, "Bcast, 1 MiB", "baton", ("mpich", "openmpi")),
+    ("coll_latency", "ialltoall", None, 65536, "Ialltoall + Wait, 64 KiB", "baton", ("mpich", "openmpi")),
+    ("coll_latency", "ialltoall", None, 1 << 20, "Ialltoall + Wait, 1 MiB", "baton", ("mpich", "openmpi")),
+    ("coll_persistent", "allreduce.persistent", None, 8, "Persistent allreduce, 8 B", "baton", ("mpich", "openmpi")),
+    ("coll_overlap", "iallreduce.idle", None, 1 << 20, "Iallreduce overlap of an idle wait, 1 MiB",
+     "baton-async", ("mpich-async", "openmpi")),
+    ("queue_ring", "ring.queue", "ring.isend", 8192, "Example 13.1 ring, 8 KiB (peers: Isend ring)", "baton",
+     ("mpich", "openmpi")),
+    ("comm_create", "dup", None, 0, "MPI_Comm_dup + free", "baton", ("mpich", "openmpi")),
+]
+
+
+def headline_rows(benches, libs, data):
+    """(label, unit, better, Baton, MPICH, Open MPI) for each headline row this run measured."""
+    by_name = {b.name: b for b in benches}
+    have = {lib.key for lib in libs if not lib.na_reason}
+    rows = []
+    for bench, series, peer_series, size, label, baton_key, peer_keys in HEADLINE:
+        b = by_name.get(bench)
+        if b is None:
+            continue
+
+        def med(lib_key, ser):
+            if lib_key not in have:
+                return None
+            return median_or_none(data.get((bench, lib_key), {}).get((ser, size), []))
+
+        baton = med(baton_key, series)
+        peers = [med(k, peer_series if peer_series is not None else series) for k in peer_keys]
+        if baton is None and all(p is None for p in peers):
+            continue
+        rows.append((label, b.unit, b.better, baton, *peers))
+    return rows
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.machine()
+
+
+def write_summary(benches, libs, data, out: Path, started, head: str, load: float) -> None:
+    """summary.md (the README's table) and summary.png (its plot: how many times faster Baton is
+    than the better peer on each row; percentages as the difference in points)."""
+    rows = headline_rows(benches, libs, data)
+    if not rows:
+        return
+    lines = [
+        f"Measured {started:%Y-%m-%d %H:%M} UTC on `{platform.node()}` ({os.cpu_count()} CPUs, "
+        f"{cpu_model()}), git {head}, 2 ranks, load average {load:.1f} at the start, "
+        "medians of interleaved launches (`bench/run.sh`; details in its report.md):",
+        "",
+        "| | Baton | MPICH | Open MPI | Baton vs best peer |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    bars = []
+    for label, unit, better, baton, mpich, ompi in rows:
+        peer_vals = [v for v in (mpich, ompi) if v is not None]
+        best = (min if better == "lower" else max)(peer_vals) if peer_vals else None
+        u = UNIT_LABEL.get(unit, unit)
+        if baton is None or best is None or best == 0 or baton == 0:
+            verdict, speed = "n/a", None
+        elif unit == "pct":
+            verdict, speed = f"{baton - best:+.0f} points", None
+        else:
+            speed = best / baton if better == "lower" else baton / best
+            verdict = f"{speed:.2f}x {'faster' if speed >= 1 else 'slower'}"
+        cells = [fmt_value(v) + (f" {u}" if v is not None and unit != "pct" else ("%" if v is not None else ""))
+                 for v in (baton, mpich, ompi)]
+        lines.append(f"| {label} | " + " | ".join(cells) + f" | {verdict} |")
+        if speed is not None:
+            bars.append((label, speed))
+    (out / "summary.md").write_text("\n".join(lines) + "\n")
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    if not bars:
+        return
+    fig, ax = plt.subplots(figsize=(8, 0.38 * len(bars) + 1.2))
+    labels = [b[0] for b in bars][::-1]
+    vals = [b[1] for b in bars][::-1]
+    ax.barh(labels, vals, color=["tab:red" if v >= 1 else "tab:gray" for v in vals])
+    ax.axvline(1.0, color="black", linewidth=0.8)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("Baton's speed relative to the better of MPICH and Open MPI (>1: Baton faster)")
+    ax.set_title(f"Baton vs MPICH / Open MPI, {started:%Y-%m-%d}, 2 ranks", fontsize=10)
+    for y, v in enumerate(vals):
+        ax.text(v, y, f" {v:.2f}x", va="center", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out / "summary.png", dpi=110)
+    plt.close(fig)
+
+
 STYLES = {
     "baton": ("tab:red", "o"),
     "baton-async": ("tab:orange", "D"),
@@ -689,6 +801,7 @@ def main() -> int:
         stdout_tables += ["", f"{b.name}: {b.title}, {unit} ({b.better} is better)", *table, *notes]
 
     (out / "report.md").write_text("\n".join(report) + "\n")
+    write_summary(benches, libs, data, out, started, args.git_head, load_start)
     print("\n".join(stdout_tables))
     print(f"\nReport: {out / 'report.md'}  (plots and raw.csv beside it, logs in {log_dir}); {elapsed:.0f} s")
     # Succeed when every available peer produced numbers: Baton may legitimately be n/a.
