@@ -3,7 +3,7 @@
 # coll_alg_<collective>_<name>, run with BATON_<COLLECTIVE>_ALGORITHM=<name> at 1-8 ranks, so a
 # new algorithm is tested by adding its registry line. A collective is tested by the program
 # listed for it below; collectives with no program here are registered by their own .cmake file.
-get_filename_component(BATON_ALGORITHMS_DEF ${CMAKE_CURRENT_LIST_DIR}/../../src/coll/algorithms.def ABSOLUTE)
+get_filename_component(BATON_ALGORITHMS_DEF ${CMAKE_CURRENT_LIST_DIR}/../../../src/coll/algorithms.def ABSOLUTE)
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${BATON_ALGORITHMS_DEF})
 
 # collective -> test program
@@ -18,7 +18,7 @@ add_mpi_test(NAME coll_algorithms SOURCES coll_algorithms.c NP 1 2 3 4 5 8 TIMEO
 file(STRINGS ${BATON_ALGORITHMS_DEF} baton_alg_lines REGEX "^[ \t]*BATON_ALGORITHM[ \t]*\\(")
 foreach(line IN LISTS baton_alg_lines)
   if(NOT line MATCHES "BATON_ALGORITHM[ \t]*\\([ \t]*([a-z_]+)[ \t]*,[ \t]*([a-z0-9_]+)[ \t]*,")
-    message(FATAL_ERROR "coll_algorithms.cmake: cannot parse registry line: ${line}")
+    message(FATAL_ERROR "coll/algorithms.cmake: cannot parse registry line: ${line}")
   endif()
   set(coll ${CMAKE_MATCH_1})
   set(alg ${CMAKE_MATCH_2})

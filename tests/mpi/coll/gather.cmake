@@ -1,4 +1,4 @@
-# Gather, gatherv, scatter, scatterv, allgather, allgatherv (tests/mpi/coll_gather.c): once with the
+# Gather, gatherv, scatter, scatterv, allgather, allgatherv (coll_gather.c): once with the
 # default selection, then once per algorithm of src/coll/algorithms.def forced through
 # BATON_<COLL>_ALGORITHM (an override that cannot run, recursive doubling at a rank count that is
 # not a power of two, falls back to the selection, so every check holds under every override).

@@ -51,3 +51,7 @@ add_mpi_test(NAME attr_freed_keyval SOURCES attr_freed_keyval.c NP 1 2 TIMEOUT 6
 find_package(Threads REQUIRED)
 add_mpi_test(NAME comm_threads SOURCES comm_threads.c NP 1 2 4 TIMEOUT 120 LABELS comm threads)
 target_link_libraries(mpitest_comm_threads PRIVATE Threads::Threads)
+
+# A user error code/class returned by an attribute copy/delete callback (communicator, datatype,
+# window) is what the MPI call returns, not MPI_ERR_OTHER (found by MPICH's test/mpi suite).
+add_mpi_test(NAME attr_callback_error_code SOURCES attr_callback_error_code.c NP 1 2 TIMEOUT 30 LABELS errors)

@@ -34,3 +34,7 @@ add_mpi_test(NAME datatype_attrs_f90 SOURCES datatype_attrs_f90.c NP 1 2 TIMEOUT
 # MPI_Status_set_elements(_c/_x) count basic elements: Get_count / Get_elements agree for
 # derived, struct, pair and > 2 GiB types (found by MPICH's datatype/large_count)
 add_mpi_test(NAME datatype_status_elements SOURCES datatype_status_elements.c NP 1 TIMEOUT 60 LABELS datatype)
+
+# MPI_Reduce_local: MPI_IN_PLACE (either buffer) and aliased buffers give MPI_ERR_BUFFER
+# (MPI_IN_PLACE as inbuf used to crash; found by MPICH's test/mpi suite).
+add_mpi_test(NAME op_reduce_local_buffers SOURCES op_reduce_local_buffers.c NP 1 TIMEOUT 30 LABELS errors)

@@ -15,7 +15,7 @@ add_mpi_test(NAME env_threads SOURCES env_threads.c NP 1 2 3 4 8 TIMEOUT 60 LABE
 target_link_libraries(mpitest_env_threads PRIVATE Threads::Threads)
 
 # MPI_Abort(MPI_COMM_WORLD, 7) from the last rank ends the job with exit status 7, through the
-# wrapper in errors.cmake (script mode): status 7 exactly, reached the call, no hang
+# wrapper in errors/errors.cmake (script mode): status 7 exactly, reached the call, no hang
 add_mpi_test(NAME env_abort SOURCES env_abort.c) # builds the program; tests below
 foreach(np 1 2 4)
   add_test(NAME env_abort.np${np}
@@ -25,6 +25,6 @@ foreach(np 1 2 4)
                    "-DEXPECT_OUTPUT=calling MPI_Abort"
                    -DFORBID_OUTPUT=NOT-REACHED
                    -DLIMIT=30
-                   -P ${CMAKE_CURRENT_LIST_DIR}/errors.cmake)
+                   -P ${CMAKE_CURRENT_LIST_DIR}/../errors/errors.cmake)
   set_tests_properties(env_abort.np${np} PROPERTIES TIMEOUT 40 LABELS "mpi;env" PROCESSORS 1)
 endforeach()

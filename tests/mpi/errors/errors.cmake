@@ -51,3 +51,8 @@ foreach(np 1 2 4)
                    -P ${CMAKE_CURRENT_LIST_DIR}/errors.cmake)
   set_tests_properties(errors_fatal.np${np} PROPERTIES TIMEOUT 40 LABELS "mpi;errors" PROCESSORS 1)
 endforeach()
+
+# NULL output pointers (Comm_size/rank, Type_size*, Get_count/elements, Test*/Wait*any/some,
+# Iprobe/Improbe/Mprobe, Request_get_status, version/thread queries, ...) give MPI_ERR_ARG, not a
+# crash (found by MPICH's test/mpi suite).
+add_mpi_test(NAME errors_null_args SOURCES errors_null_args.c NP 1 2 TIMEOUT 30 LABELS errors)

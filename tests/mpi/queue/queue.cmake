@@ -55,10 +55,10 @@ add_test(NAME queue_header_cxx11
                  -I${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/examples/queue_ring.c)
 add_test(NAME queue_header_c11_pointers
          COMMAND ${CMAKE_C_COMPILER} -std=c11 -pedantic -Wall -Wextra -Werror -fsyntax-only
-                 -I${PROJECT_SOURCE_DIR}/include ${CMAKE_CURRENT_SOURCE_DIR}/queue_header_forms.c)
+                 -I${PROJECT_SOURCE_DIR}/include ${CMAKE_CURRENT_LIST_DIR}/queue_header_forms.c)
 add_test(NAME queue_header_cxx11_pointers
          COMMAND ${CMAKE_CXX_COMPILER} -x c++ -std=c++11 -pedantic -Wall -Wextra -Werror -fsyntax-only
-                 -I${PROJECT_SOURCE_DIR}/include ${CMAKE_CURRENT_SOURCE_DIR}/queue_header_forms.c)
+                 -I${PROJECT_SOURCE_DIR}/include ${CMAKE_CURRENT_LIST_DIR}/queue_header_forms.c)
 set_tests_properties(queue_header_c11 queue_header_cxx11 queue_header_c11_pointers queue_header_cxx11_pointers PROPERTIES LABELS "unit;queue"
                      TIMEOUT 60)
 

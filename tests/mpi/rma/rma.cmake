@@ -12,3 +12,17 @@ add_mpi_test(NAME rma_passive_async SOURCES rma_passive.c NP 2 4 TIMEOUT 60 LABE
 add_mpi_test(NAME rma_fence_msg SOURCES rma_fence.c NP 2 4 8 TIMEOUT 60 LABELS rma ENV BATON_RMA_DIRECT=0)
 add_mpi_test(NAME rma_passive_msg SOURCES rma_passive.c NP 2 4 TIMEOUT 60 LABELS rma ENV BATON_RMA_DIRECT=0)
 add_mpi_test(NAME rma_pscw_msg SOURCES rma_pscw.c NP 2 4 TIMEOUT 60 LABELS rma ENV BATON_RMA_DIRECT=0)
+
+# Found by running MPICH's test/mpi/rma suite against Baton:
+# many operations outstanding at one origin don't slow the matching of the window's other messages
+add_mpi_test(NAME rma_many_ops SOURCES rma_many_ops.c NP 3 4 TIMEOUT 60 LABELS rma)
+# one access spanning adjacent attached regions of a dynamic window
+add_mpi_test(NAME rma_dynamic_span SOURCES rma_dynamic_span.c NP 1 2 4 TIMEOUT 60 LABELS rma)
+# MPI_Win_shared_query on windows of every flavor
+add_mpi_test(NAME rma_shared_query SOURCES rma_shared_query.c NP 1 2 4 TIMEOUT 60 LABELS rma)
+# accumulates that move no data are no-ops whatever their datatypes
+add_mpi_test(NAME rma_zero_count_acc SOURCES rma_zero_count_acc.c NP 1 2 4 TIMEOUT 60 LABELS rma)
+# target datatypes of more pieces than the header holds (direct copy and through messages)
+add_mpi_test(NAME rma_many_pieces SOURCES rma_many_pieces.c NP 1 2 3 TIMEOUT 60 LABELS rma)
+add_mpi_test(NAME rma_many_pieces_msg SOURCES rma_many_pieces.c NP 2 TIMEOUT 60 LABELS rma
+             ENV BATON_RMA_DIRECT=0)

@@ -97,7 +97,7 @@ int main(int argc, char** argv)
     {
         /* a target datatype of more pieces than the header holds (gaps alternate 1 and 2 ints,
            so no two neighbouring pieces form one strided segment with a third): its segment
-           list travels with the data (test mtfix_rma_many_pieces checks the values) */
+           list travels with the data (test rma_many_pieces checks the values) */
         enum { NB = 6000, NOK = 1600 };
         int* many;
         MPI_Win big;

@@ -1,4 +1,4 @@
-# The MPI tool information interface (tests/mpi/mpit.c; variables listed in docs/mpit.md).
+# The MPI tool information interface (mpit.c; variables listed in docs/mpit.md).
 # The plain run checks the defaults; the second sets knobs in the environment and passes the
 # BATON_SHM_EAGER_MAX it set, which the control variable must read (before MPI_Init, during, after).
 add_mpi_test(NAME mpit SOURCES mpit.c NP 1 2 TIMEOUT 60 LABELS env)
