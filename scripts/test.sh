@@ -4,7 +4,8 @@
 # coverage, and the two-host runs, which repeat the same programs under other launchers: their
 # transport, UCX, is covered by the forced-UCX runs), then a TSan build for everything with threads (the unit tests, MPI_THREAD_MULTIPLE
 # and the progress thread; it builds only those tests' executables, target baton_threaded_tests).
-# BATON_TEST_SANITIZERS=0 skips the sanitizer passes.
+# All three build with warnings as errors (BATON_WERROR). BATON_TEST_SANITIZERS=0 skips the
+# sanitizer passes.
 set -e
 cd "$(dirname "$0")/.."
 sh scripts/deps.sh
@@ -17,7 +18,7 @@ run_suite() {
   dir=$1; shift
   target=$1; shift
   filter=$1; shift
-  cmake -S . -B "$dir" -G Ninja "$@" >/dev/null
+  cmake -S . -B "$dir" -G Ninja -DBATON_WERROR=ON "$@" >/dev/null
   cmake --build "$dir" --target "$target"
   (cd "$dir" && ctest --output-on-failure -j"$jobs" --timeout 300 $filter)
 }

@@ -354,7 +354,7 @@ static void cart(const char* name, int nd, const int* periods)
 {
     int dims[3] = {0, 0, 0};
     MPI_Dims_create(size, nd, dims);
-    topo_t t = {name};
+    topo_t t = {.name = name};
     CHECK_MPI(MPI_Cart_create(MPI_COMM_WORLD, nd, dims, periods, 0, &t.comm));
     run_all(&t);
 }
@@ -432,7 +432,7 @@ int main(int argc, char** argv)
             for (int k = 0; k < 5; k++) edges[ne++] = nb[k];
             index[r] = ne;
         }
-        topo_t t = {"graph"};
+        topo_t t = {.name = "graph"};
         CHECK_MPI(MPI_Graph_create(MPI_COMM_WORLD, size, index, edges, 0, &t.comm));
         run_all(&t);
         free(index);
@@ -441,7 +441,7 @@ int main(int argc, char** argv)
     { /* adjacent dist graph: out r+1, r+2, r, r+1 (in: the matching sources, in another order) */
         int out[4] = {(rank + 1) % size, (rank + 2) % size, rank, (rank + 1) % size};
         int in[4] = {(rank + size - 1) % size, rank, (rank + 2 * size - 2) % size, (rank + size - 1) % size};
-        topo_t t = {"dist-adjacent"};
+        topo_t t = {.name = "dist-adjacent"};
         CHECK_MPI(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 4, in, MPI_UNWEIGHTED, 4, out, MPI_UNWEIGHTED,
                                                  MPI_INFO_NULL, 0, &t.comm));
         run_all(&t);
@@ -450,7 +450,7 @@ int main(int argc, char** argv)
         int in[MAXD], w[MAXD], zero = 0, one = 1;
         int nin = size > 1 ? size - 1 : 1;
         for (int r = 0; r < nin; r++) in[r] = size > 1 ? r + 1 : 0, w[r] = r;
-        topo_t t = {"dist-star"};
+        topo_t t = {.name = "dist-star"};
         if (rank == 0)
             CHECK_MPI(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, nin, in, w, size > 1 ? 0 : 1, &zero,
                                                      size > 1 ? MPI_WEIGHTS_EMPTY : &one, MPI_INFO_NULL, 0, &t.comm));
@@ -468,7 +468,7 @@ int main(int argc, char** argv)
         dsts[ne++] = rank;
         if (rank == 0)
             for (int s = 0; s < size; s++) srcs[n] = s, degs[n++] = 1, dsts[ne++] = 0;
-        topo_t t = {"dist-general"};
+        topo_t t = {.name = "dist-general"};
         CHECK_MPI(MPI_Dist_graph_create(MPI_COMM_WORLD, n, srcs, degs, dsts, MPI_UNWEIGHTED, MPI_INFO_NULL, 0,
                                         &t.comm));
         run_all(&t);
