@@ -26,6 +26,13 @@ foreach(line IN LISTS baton_alg_lines)
     continue()  # tested by that collective's own test list
   endif()
   string(TOUPPER ${coll} coll_upper)
-  add_mpi_test(NAME coll_alg_${coll}_${alg} SOURCES ${BATON_COLL_TEST_${coll}} NP 1 2 3 4 5 8 TIMEOUT 120
+  # The program of the test named after the source (coll_algorithms above) is built once.
+  get_filename_component(prog ${BATON_COLL_TEST_${coll}} NAME_WE)
+  if(TARGET mpitest_${prog})
+    set(what PROGRAM ${prog})
+  else()
+    set(what SOURCES ${BATON_COLL_TEST_${coll}})
+  endif()
+  add_mpi_test(NAME coll_alg_${coll}_${alg} ${what} NP 1 2 3 4 5 8 TIMEOUT 120
                LABELS coll coll_alg ENV BATON_${coll_upper}_ALGORITHM=${alg})
 endforeach()

@@ -4,10 +4,12 @@ find_package(Threads REQUIRED)
 # Initialized/Finalized before and after, Init_thread at each level (and plain MPI_Init),
 # Query_thread, Is_thread_main, Wtime/Wtick, Get_processor_name, Get_version (must be 5.0),
 # Get_library_version, COMM_WORLD/COMM_SELF
-foreach(level init single funneled serialized multiple)
-  add_mpi_test(NAME env_basic_${level} SOURCES env_basic.c NP 1 2 4 TIMEOUT 30 LABELS env
+add_mpi_test(NAME env_basic_init SOURCES env_basic.c NP 1 2 4 TIMEOUT 30 LABELS env
+             ARGS --level init --expect-version 5.0)
+target_link_libraries(mpitest_env_basic_init PRIVATE Threads::Threads)
+foreach(level single funneled serialized multiple)
+  add_mpi_test(NAME env_basic_${level} PROGRAM env_basic_init NP 1 2 4 TIMEOUT 30 LABELS env
                ARGS --level ${level} --expect-version 5.0)
-  target_link_libraries(mpitest_env_basic_${level} PRIVATE Threads::Threads)
 endforeach()
 
 # MPI_THREAD_MULTIPLE: 4 threads per rank exchanging concurrently on distinct tags / communicators

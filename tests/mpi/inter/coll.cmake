@@ -6,6 +6,6 @@
 add_mpi_test(NAME intercomm_coll SOURCES intercomm_coll.c NP 2 3 4 5 8 TIMEOUT 60 LABELS coll intercomm)
 # Overrides naming intracommunicator algorithms leave intercommunicator collectives to their own
 # lines (coll::serves); the intracommunicator collectives of the test still take them.
-add_mpi_test(NAME intercomm_coll_override SOURCES intercomm_coll.c NP 3 8 TIMEOUT 60 LABELS coll intercomm
+add_mpi_test(NAME intercomm_coll_override PROGRAM intercomm_coll NP 3 8 TIMEOUT 60 LABELS coll intercomm
              ENV BATON_BCAST_ALGORITHM=binomial BATON_ALLREDUCE_ALGORITHM=ring BATON_ALLTOALL_ALGORITHM=bruck
                  BATON_BARRIER_ALGORITHM=dissemination BATON_GATHER_ALGORITHM=binomial)

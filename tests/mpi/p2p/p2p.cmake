@@ -12,9 +12,9 @@ add_mpi_test(NAME pt2pt_sendmodes SOURCES pt2pt_sendmodes.c NP 1 2 3 4 8 TIMEOUT
 
 # Contiguous rendezvous messages are read in one copy (process_vm_readv) by default; the same two
 # programs through the pipelined two-copy path
-add_mpi_test(NAME pt2pt_datatypes_pipelined SOURCES pt2pt_datatypes.c NP 2 4 TIMEOUT 60 LABELS pt2pt
+add_mpi_test(NAME pt2pt_datatypes_pipelined PROGRAM pt2pt_datatypes NP 2 4 TIMEOUT 60 LABELS pt2pt
              ENV BATON_SHM_CMA=0)
-add_mpi_test(NAME pt2pt_sendmodes_pipelined SOURCES pt2pt_sendmodes.c NP 2 4 TIMEOUT 60 LABELS pt2pt
+add_mpi_test(NAME pt2pt_sendmodes_pipelined PROGRAM pt2pt_sendmodes NP 2 4 TIMEOUT 60 LABELS pt2pt
              ENV BATON_SHM_CMA=0)
 
 # ANY_SOURCE/ANY_TAG, non-overtaking (same size, and small/large interleaved, pre-posted and
@@ -47,9 +47,9 @@ add_mpi_test(NAME pt2pt_manyreqs SOURCES pt2pt_manyreqs.c NP 2 TIMEOUT 60 LABELS
 
 # The same programs with the progress thread (BATON_ASYNC_PROGRESS=1), which turns the engine
 # lock on: a persistent buffered send used to deadlock re-taking that lock in MPI_Start.
-add_mpi_test(NAME pt2pt_persistent_async SOURCES pt2pt_persistent.c NP 1 2 4 TIMEOUT 60 LABELS pt2pt async
+add_mpi_test(NAME pt2pt_persistent_async PROGRAM pt2pt_persistent NP 1 2 4 TIMEOUT 60 LABELS pt2pt async
              ENV BATON_ASYNC_PROGRESS=1)
-add_mpi_test(NAME pt2pt_nonblocking_async SOURCES pt2pt_nonblocking.c NP 2 3 TIMEOUT 60 LABELS pt2pt async
+add_mpi_test(NAME pt2pt_nonblocking_async PROGRAM pt2pt_nonblocking NP 2 3 TIMEOUT 60 LABELS pt2pt async
              ENV BATON_ASYNC_PROGRESS=1)
 
 # Isendrecv(_replace); single-completion calls leave MPI_ERROR alone; buffered sends fit in
@@ -64,14 +64,14 @@ add_mpi_test(NAME pt2pt_get_status SOURCES pt2pt_get_status.c NP 1 2 3 4 TIMEOUT
 # timeout), with the asymmetric sleep/wake fence and with a full fence on both sides.
 add_mpi_test(NAME pt2pt_wake SOURCES pt2pt_wake.c NP 2 4 TIMEOUT 60 LABELS pt2pt
              ENV BATON_SPIN_US=20 BATON_YIELD_US=50)
-add_mpi_test(NAME pt2pt_wake_fullfence SOURCES pt2pt_wake.c NP 2 4 TIMEOUT 60 LABELS pt2pt
+add_mpi_test(NAME pt2pt_wake_fullfence PROGRAM pt2pt_wake NP 2 4 TIMEOUT 60 LABELS pt2pt
              ENV BATON_SPIN_US=20 BATON_YIELD_US=50 BATON_ASYM_FENCE=0)
 
 # Large contiguous messages copied by both ends at once (copy jobs): both waiting, a busy sender,
 # unexpected messages, more messages in flight than job slots; with the progress thread too, and
 # with jobs off (one reader, the path before them)
 add_mpi_test(NAME pt2pt_copy_job SOURCES pt2pt_copy_job.c NP 2 3 4 TIMEOUT 60 LABELS pt2pt)
-add_mpi_test(NAME pt2pt_copy_job_async SOURCES pt2pt_copy_job.c NP 2 3 TIMEOUT 60 LABELS pt2pt async
+add_mpi_test(NAME pt2pt_copy_job_async PROGRAM pt2pt_copy_job NP 2 3 TIMEOUT 60 LABELS pt2pt async
              ENV BATON_ASYNC_PROGRESS=1)
-add_mpi_test(NAME pt2pt_copy_job_off SOURCES pt2pt_copy_job.c NP 2 3 TIMEOUT 60 LABELS pt2pt
+add_mpi_test(NAME pt2pt_copy_job_off PROGRAM pt2pt_copy_job NP 2 3 TIMEOUT 60 LABELS pt2pt
              ENV BATON_SHM_COOP_MIN=0)

@@ -11,7 +11,7 @@ add_mpi_test(NAME queue_match SOURCES queue_match.c NP 1 2 3 4 8 TIMEOUT 90 LABE
 # wildcard receive, truncation through a queue, the ring of Example 13.1
 add_mpi_test(NAME queue_wire SOURCES queue_wire.c NP 2 3 4 8 TIMEOUT 90 LABELS queue)
 # the same with the progress thread advancing queues beside the application thread
-add_mpi_test(NAME queue_match_async SOURCES queue_match.c NP 2 4 TIMEOUT 90 LABELS queue async
+add_mpi_test(NAME queue_match_async PROGRAM queue_match NP 2 4 TIMEOUT 90 LABELS queue async
              ENV BATON_ASYNC_PROGRESS=1)
 
 # every misuse the chapter names is refused with its class and changes nothing (unmatched,

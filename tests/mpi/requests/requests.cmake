@@ -11,6 +11,5 @@ add_mpi_test(NAME grequest SOURCES grequest.c NP 1 2 TIMEOUT 30 LABELS requests)
 # Also with the progress thread on.
 add_mpi_test(NAME grequest_threads SOURCES grequest_threads.c NP 1 2 TIMEOUT 30 LABELS threads)
 target_link_libraries(mpitest_grequest_threads PRIVATE Threads::Threads)
-add_mpi_test(NAME grequest_threads_async SOURCES grequest_threads.c NP 1 2 TIMEOUT 30 LABELS threads async
+add_mpi_test(NAME grequest_threads_async PROGRAM grequest_threads NP 1 2 TIMEOUT 30 LABELS threads async
              ENV BATON_ASYNC_PROGRESS=1)
-target_link_libraries(mpitest_grequest_threads_async PRIVATE Threads::Threads)

@@ -6,12 +6,12 @@ add_mpi_test(NAME rma_errors SOURCES rma_errors.c NP 1 2 4 TIMEOUT 60 LABELS rma
 add_mpi_test(NAME rma_threads SOURCES rma_threads.c NP 1 2 4 TIMEOUT 60 LABELS rma threads)
 # With the progress thread: passive target without the target calling MPI, and the other tests.
 add_mpi_test(NAME rma_async SOURCES rma_async.c NP 2 4 TIMEOUT 60 LABELS rma async ENV BATON_ASYNC_PROGRESS=1)
-add_mpi_test(NAME rma_passive_async SOURCES rma_passive.c NP 2 4 TIMEOUT 60 LABELS rma async
+add_mpi_test(NAME rma_passive_async PROGRAM rma_passive NP 2 4 TIMEOUT 60 LABELS rma async
              ENV BATON_ASYNC_PROGRESS=1)
 # Puts and gets through messages also between ranks of one host (the direct copy path off).
-add_mpi_test(NAME rma_fence_msg SOURCES rma_fence.c NP 2 4 8 TIMEOUT 60 LABELS rma ENV BATON_RMA_DIRECT=0)
-add_mpi_test(NAME rma_passive_msg SOURCES rma_passive.c NP 2 4 TIMEOUT 60 LABELS rma ENV BATON_RMA_DIRECT=0)
-add_mpi_test(NAME rma_pscw_msg SOURCES rma_pscw.c NP 2 4 TIMEOUT 60 LABELS rma ENV BATON_RMA_DIRECT=0)
+add_mpi_test(NAME rma_fence_msg PROGRAM rma_fence NP 2 4 8 TIMEOUT 60 LABELS rma ENV BATON_RMA_DIRECT=0)
+add_mpi_test(NAME rma_passive_msg PROGRAM rma_passive NP 2 4 TIMEOUT 60 LABELS rma ENV BATON_RMA_DIRECT=0)
+add_mpi_test(NAME rma_pscw_msg PROGRAM rma_pscw NP 2 4 TIMEOUT 60 LABELS rma ENV BATON_RMA_DIRECT=0)
 
 # Found by running MPICH's test/mpi/rma suite against Baton:
 # many operations outstanding at one origin don't slow the matching of the window's other messages
@@ -24,5 +24,5 @@ add_mpi_test(NAME rma_shared_query SOURCES rma_shared_query.c NP 1 2 4 TIMEOUT 6
 add_mpi_test(NAME rma_zero_count_acc SOURCES rma_zero_count_acc.c NP 1 2 4 TIMEOUT 60 LABELS rma)
 # target datatypes of more pieces than the header holds (direct copy and through messages)
 add_mpi_test(NAME rma_many_pieces SOURCES rma_many_pieces.c NP 1 2 3 TIMEOUT 60 LABELS rma)
-add_mpi_test(NAME rma_many_pieces_msg SOURCES rma_many_pieces.c NP 2 TIMEOUT 60 LABELS rma
+add_mpi_test(NAME rma_many_pieces_msg PROGRAM rma_many_pieces NP 2 TIMEOUT 60 LABELS rma
              ENV BATON_RMA_DIRECT=0)
