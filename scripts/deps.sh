@@ -23,6 +23,7 @@ for extra in "$@"; do
             [ -x /usr/sbin/slurmd ] || need="$need slurmd"
             [ -x /usr/sbin/slurmctld ] || need="$need slurmctld"
             [ -x /usr/sbin/munged ] || need="$need munge" ;;
+    tidy)   command -v run-clang-tidy >/dev/null 2>&1 || need="$need clang-tidy" ;;  # scripts/tidy.sh
   esac
 done
 if [ -n "$need" ]; then

@@ -63,8 +63,8 @@ int win_call(const char* fn, window* w, Body&& body) {
 // Common entry: MPI usable and a valid window.
 #define WIN_ENTRY(fn, h, w)                                                     \
   if (errc e_ = abi::check_init(fn); e_ != errc::success) return abi::raise(fn, nullptr, e_); \
-  window* w = to_win(h);                                                        \
-  if (!w) return abi::raise(fn, nullptr, errc::win)
+  window* w = to_win(h); /* NOLINT(bugprone-macro-parentheses): w names the variable */ \
+  if (!w) return abi::raise(fn, nullptr, errc::win) /* NOLINT(bugprone-macro-parentheses) */
 
 errc check_target(const window* w, int rank) {
   if (rank == MPI_PROC_NULL) return errc::success;

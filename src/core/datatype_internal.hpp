@@ -58,12 +58,10 @@ struct tm_bounds {
       tlb = any_data ? std::min(tlb, cl) : cl;
       tub = any_data ? std::max(tub, cu) : cu;
       any_data = true;
-      if (c.basic() == nullptr) {
+      if (c.basic() == nullptr || (basic != nullptr && basic != c.basic())) {
         mixed = true;
       } else if (basic == nullptr) {
         basic = c.basic();
-      } else if (basic != c.basic()) {
-        mixed = true;
       }
       basic_count += mul(n, c.basic_count(), overflow);
     }

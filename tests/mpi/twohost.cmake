@@ -1,7 +1,7 @@
 # The multi-process suite through other launchers and the UCX transport (issue 7):
 #
 #   ucx.<test>.np<n>          our mpiexec on one host, BATON_TRANSPORT=ucx (every rank through
-#                              UCX; label ucx)
+#                              UCX; label ucx; not where it repeats another, see below)
 #   twohost.hydra.<test>.np<n> MPICH's mpiexec.hydra (PMI-1), ranks split across two simulated
 #                              hosts (label twohost)
 #   twohost.ompi.<test>.np<n>  Open MPI's mpirun (PMIx), same split (label twohost)
@@ -28,6 +28,8 @@
 set(BATON_TWOHOST_LABELS pt2pt coll coll_alg datatype async queue intercomm rma)
 set(BATON_TWOHOST_EXCLUDE comm_create coll_persistent_alloc coll_persistent_alloc_noshm queue_cuda queue_cuda_device)
 set(BATON_TWOHOST_PMI2_EXTRA coll_basic)
+# Settings read only by the shared-memory transport and the shared-memory collectives and windows.
+set(BATON_SHM_ONLY_ENV BATON_SHM_CMA BATON_SHM_COOP_MIN BATON_COLL_SHM BATON_RMA_DIRECT BATON_PCOLL_SINGLE_COPY)
 
 function(baton_register_transport_tests)
   get_property(tests GLOBAL PROPERTY BATON_MPI_TESTS)
@@ -38,6 +40,7 @@ function(baton_register_transport_tests)
       continue()
     endif()
     get_property(spec GLOBAL PROPERTY BATON_MPI_TEST_${t})
+    get_property(exe GLOBAL PROPERTY BATON_MPI_TEST_EXE_${t})
     # NP|LABELS|TIMEOUT|ENV|ARGS: lists inside use ';' already, so split by position.
     string(REGEX MATCH "^([^|]*)\\|([^|]*)\\|([^|]*)\\|([^|]*)\\|(.*)$" _ "${spec}")
     set(nps "${CMAKE_MATCH_1}")
@@ -68,14 +71,36 @@ function(baton_register_transport_tests)
     endif()
     math(EXPR limit "${timeout} * 2")
     math(EXPR ctest_limit "${limit} + 30")
-    add_test(NAME ucx.${t}.np${np}
-             COMMAND ${CMAKE_BINARY_DIR}/bin/mpiexec -n ${np} --timeout ${limit} $<TARGET_FILE:mpitest_${t}> ${args})
-    set_tests_properties(ucx.${t}.np${np} PROPERTIES TIMEOUT ${ctest_limit} LABELS "ucx;np${np}"
-                         ENVIRONMENT "BATON_TRANSPORT=ucx;${envs}" PROCESSORS 1)
-    # A test that needs the machine to itself (RUN_SERIAL) needs it over UCX too.
+    # The ucx run is left out where it would repeat another one: settings that change only the
+    # shared-memory paths (with BATON_TRANSPORT=ucx every rank is alone on its host), and under the
+    # sanitizers a program's variants (PROGRAM: other algorithms, settings or arguments; their code
+    # is checked in the shared-memory runs, the transport's by the program's own ucx run) unless
+    # they add the progress thread. The two-host runs keep them all: there ranks share a host.
+    set(shm_only FALSE)
+    if(envs)
+      set(shm_only TRUE)
+      foreach(e IN LISTS envs)
+        string(REGEX REPLACE "=.*" "" var "${e}")
+        string(REGEX REPLACE "^[^=]*=" "" val "${e}")
+        if(NOT var IN_LIST BATON_SHM_ONLY_ENV AND NOT (var MATCHES "_ALGORITHM$" AND val MATCHES "^(shm|single_copy)$"))
+          set(shm_only FALSE)
+        endif()
+      endforeach()
+    endif()
+    set(ucx_run TRUE)
+    if(shm_only OR (BATON_SANITIZE AND NOT exe STREQUAL "mpitest_${t}" AND NOT "BATON_ASYNC_PROGRESS=1" IN_LIST envs))
+      set(ucx_run FALSE)
+    endif()
     get_test_property(${t}.np${np} RUN_SERIAL serial)
-    if(serial)
-      set_tests_properties(ucx.${t}.np${np} PROPERTIES RUN_SERIAL TRUE)
+    if(ucx_run)
+      add_test(NAME ucx.${t}.np${np}
+               COMMAND ${CMAKE_BINARY_DIR}/bin/mpiexec -n ${np} --timeout ${limit} $<TARGET_FILE:${exe}> ${args})
+      set_tests_properties(ucx.${t}.np${np} PROPERTIES TIMEOUT ${ctest_limit} LABELS "ucx;np${np}"
+                           ENVIRONMENT "BATON_TRANSPORT=ucx;${envs}" PROCESSORS 1)
+      # A test that needs the machine to itself (RUN_SERIAL) needs it over UCX too.
+      if(serial)
+        set_tests_properties(ucx.${t}.np${np} PROPERTIES RUN_SERIAL TRUE)
+      endif()
     endif()
     if(BATON_BASH)
       set(launchers hydra ompi)
@@ -91,9 +116,12 @@ function(baton_register_transport_tests)
           set(cmd ${PROJECT_SOURCE_DIR}/tests/twohost/run.sh ${launcher})
         endif()
         add_test(NAME twohost.${launcher}.${t}.np${np}
-                 COMMAND ${BATON_BASH} ${cmd} ${np} ${limit} ${envs} -- $<TARGET_FILE:mpitest_${t}> ${args})
+                 COMMAND ${BATON_BASH} ${cmd} ${np} ${limit} ${envs} -- $<TARGET_FILE:${exe}> ${args})
+        # One at a time (the two hosts are machine-wide), so together they are the longest chain
+        # of the suite: a COST makes ctest start them first when it has no timings yet (a fresh
+        # clone), instead of last (they are registered last), alone in one slot at the end.
         set_tests_properties(twohost.${launcher}.${t}.np${np} PROPERTIES TIMEOUT ${ctest_limit}
-                             LABELS "twohost;${launcher}" SKIP_RETURN_CODE 77 RESOURCE_LOCK twohost)
+                             LABELS "twohost;${launcher}" SKIP_RETURN_CODE 77 RESOURCE_LOCK twohost COST 10)
         if(serial)
           set_tests_properties(twohost.${launcher}.${t}.np${np} PROPERTIES RUN_SERIAL TRUE)
         endif()

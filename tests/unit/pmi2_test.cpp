@@ -27,12 +27,12 @@ using baton::core::pmi_kind;
 // longest value it was given and every command name, in order.
 struct pmi2_server {
   int fd;
-  std::map<std::string, std::string> kvs;
-  std::vector<std::string> cmds;
+  std::map<std::string, std::string> kvs{};
+  std::vector<std::string> cmds{};
   size_t longest_value = 0;
   bool fence_seen = false;
-  std::string require_jobid;  // like Slurm: fullinit without this pmijobid is refused (rc=3)
-  std::string fullinit;
+  std::string require_jobid{};  // like Slurm: fullinit without this pmijobid is refused (rc=3)
+  std::string fullinit{};
 
   std::string read_n(size_t n) {
     std::string s;

@@ -313,7 +313,7 @@ void check_layout(const segment_params& p) {
   for (size_t k = 1; k < ranges.size(); ++k) ASSERT_LE(ranges[k - 1].hi, ranges[k].lo) << "overlap at " << k;
 
   // Pattern written by the sender's view ...
-  for (uint32_t r = 0; r < n; ++r) std::memset(&s[r].area(r), 0x5a + static_cast<int>(r), sizeof(rank_area));
+  for (uint32_t r = 0; r < n; ++r) std::memset(static_cast<void*>(&s[r].area(r)), 0x5a + static_cast<int>(r), sizeof(rank_area));
   for (uint32_t dst = 0; dst < n; ++dst)
     for (uint32_t src = 0; src < n; ++src) {
       for (uint32_t i = 0; i < p.nslots; ++i)

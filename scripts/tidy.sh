@@ -1,0 +1,31 @@
+#!/bin/sh
+# clang-tidy over src/ and tools/ with the checks of .clang-tidy (the bugprone ones); exits non-zero
+# on any finding. Uses the compile commands of a build tree (configured here with
+# CMAKE_EXPORT_COMPILE_COMMANDS, nothing is built):
+#
+#   sh scripts/tidy.sh [BUILD_DIR] [REGEX]     default build/, every file of src/ and tools/
+#
+# e.g. `sh scripts/tidy.sh build src/rma/` for one directory. Runs nproc clang-tidy processes.
+set -e
+cd "$(dirname "$0")/.."
+dir=${1:-build}
+regex=${2:-}
+command -v clang-tidy >/dev/null 2>&1 && command -v run-clang-tidy >/dev/null 2>&1 ||
+  sh scripts/deps.sh tidy
+root=$(pwd)
+cmake -S . -B "$dir" -G Ninja -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >/dev/null
+# GCC-only flags (the string-operation strategies of src/CMakeLists.txt, LTO) are not clang's: the
+# checks read a copy of the database without them.
+mkdir -p "$dir/tidy"
+sed -E 's/ -m(memset|memcpy)-strategy=[^ "]*//g; s/ -flto(=[a-z0-9]*)?//g; s/ -fno-fat-lto-objects//g' \
+  "$dir/compile_commands.json" >"$dir/tidy/compile_commands.json"
+start=$(date +%s)
+run-clang-tidy -quiet -j "$(nproc 2>/dev/null || echo 2)" -p "$dir/tidy" "^$root/${regex:-(src|tools)/}" \
+  >"$dir/tidy/out.txt" 2>&1 && rc=0 || rc=$?
+# The findings, without the command lines run-clang-tidy echoes and clang's counts of warnings
+# from system headers.
+grep -vE '^(clang-tidy|[0-9]+ warnings? (and [0-9]+ errors? )?generated\.|Suppressed [0-9]+ warnings|Use -header-filter)' \
+  "$dir/tidy/out.txt" || true
+echo "tidy: $(grep -c '^clang-tidy' "$dir/tidy/out.txt") files in $(( $(date +%s) - start )) s," \
+  "$(grep -cE ': (warning|error): ' "$dir/tidy/out.txt") findings"
+exit $rc

@@ -1,8 +1,0 @@
-# Collective tests (included by tests/mpi/CMakeLists.txt).
-add_mpi_test(NAME coll_basic SOURCES coll_basic.c NP 1 2 3 4 5 8 TIMEOUT 90 LABELS coll)
-add_mpi_test(NAME coll_basic_async SOURCES coll_basic.c NP 2 3 4 TIMEOUT 90 LABELS coll async
-             ENV BATON_ASYNC_PROGRESS=1)
-# 100,000 nonblocking collectives outstanding on one communicator, memory per pending operation
-add_mpi_test(NAME coll_outstanding SOURCES coll_outstanding.c NP 2 3 TIMEOUT 120 LABELS coll)
-# the same on the shared-memory algorithms (a blocking barrier first sets up the region)
-add_mpi_test(NAME coll_outstanding_shm SOURCES coll_outstanding.c NP 2 3 TIMEOUT 120 LABELS coll ARGS 100000 shm)

@@ -1,3 +1,0 @@
-# Process topologies and neighborhood collectives (included by tests/mpi/CMakeLists.txt).
-add_mpi_test(NAME topo SOURCES topo.c NP 1 2 3 4 5 7 8 TIMEOUT 120 LABELS coll topo)
-add_mpi_test(NAME neighbor SOURCES neighbor.c NP 1 2 3 4 5 6 7 8 TIMEOUT 120 LABELS coll topo)
