@@ -24,6 +24,8 @@
 
 #include "abi/abi.hpp"
 #include "abi/abi_objects.hpp"
+#include "comm/comm.hpp"
+#include "comm/runtime_hooks.hpp"
 #include "p2p/p2p.hpp"
 
 using namespace baton;
@@ -225,6 +227,7 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* ses
   core::thread_level want = core::thread_level::single;
   if (e == errc::success) e = level_from_info(in, &want);
   core::thread_level got = want;
+  if (e == errc::success) e = comm::runtime_hooks_install();
   if (e == errc::success) e = core::runtime_acquire(false, want, &got);
   if (e != errc::success) return raise_on(fn, eh, MPI_SESSION_NULL, e);
   auto* s = new session;
@@ -407,7 +410,7 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info
   uint64_t key = fnv1a(stringtag, taglen + 1, fnv_offset ^ 0x5e55109ull);
   key = fnv1a(g->world.data(), g->world.size() * sizeof(int), key);
   core::comm* n = nullptr;
-  if (errc e = make_with_handler([&](core::comm** o) { return core::comm_create_from_group(g->world, tag, key, o); },
+  if (errc e = make_with_handler([&](core::comm** o) { return comm::comm_create_from_group(g->world, tag, key, o); },
                                  in, eh, &n);
       e != errc::success)
     return fail(e);
@@ -419,7 +422,7 @@ BATON_ALIAS(MPI_Comm_create_from_group);
 
 // MPI_Intercomm_create_from_groups (MPI-4.1 7.6.2): collective over both groups, with no parent
 // communicator; as MPI_Comm_create_from_group, errors go to the handler passed in and the bridge
-// (core/intercomm.cpp) is agreed over core::rt().processes. The agreement's tag comes from the
+// (comm/intercomm.cpp) is agreed over core::rt().processes. The agreement's tag comes from the
 // string tag (with another seed than MPI_Comm_create_from_group's, so the two seldom meet), the key
 // from the string tag and both groups (the core adds the bridge's member order): every member of
 // both groups must pass the same string tag and the same two groups (swapped on the other side).
@@ -465,7 +468,7 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, M
   core::comm* n = nullptr;
   if (errc e = make_with_handler(
           [&](core::comm** o) {
-            return core::intercomm_create_from_groups(lg->world, local_leader, rg->world, remote_leader, tag, key, o);
+            return comm::intercomm_create_from_groups(lg->world, local_leader, rg->world, remote_leader, tag, key, o);
           },
           in, eh, &n);
       e != errc::success)

@@ -1,3 +1,6 @@
+// Internal blocking collectives among members of a communicator (see among.hpp).
+#include "coll/among.hpp"
+
 #include <cstring>
 
 #include "coll/schedule.hpp"
@@ -6,18 +9,17 @@
 #include "core/request.hpp"
 #include "p2p/p2p.hpp"
 
-namespace baton::core {
+namespace baton::coll {
+
+using core::comm;
+using core::datatype;
+using core::request;
+using core::send_mode;
 
 namespace {
-const datatype* byte_type() { return predefined_datatype(0x247); }
+const datatype* byte_type() { return core::predefined_datatype(0x247); }
 
-}  // namespace
-
-// Internal collectives over point-to-point on the communicator's collective context. Every
-// collective operation on a communicator (these included) consumes one sequence number; these use
-// the blocking collectives' tag for it, so they never match any other collective.
-int comm_next_tag(comm* c) { return coll::make_tag_prefix(c->coll_seq++, false); }
-
+// A view of c's collective context for the point-to-point engine.
 struct coll_view {
   comm shadow;
   explicit coll_view(comm* c) {
@@ -29,12 +31,19 @@ struct coll_view {
   }
 };
 
+}  // namespace
+
+// Internal collectives over point-to-point on the communicator's collective context. Every
+// collective operation on a communicator (these included) consumes one sequence number; these use
+// the blocking collectives' tag for it, so they never match any other collective.
+int comm_next_tag(comm* c) { return make_tag_prefix(c->coll_seq++, false); }
+
 errc wait_free(request* r) {
   errc e = p2p::wait(r);
   if (e == errc::success) e = r->status.error;
   r->c->release();
   const_cast<datatype*>(r->dt)->release();
-  request_delete(r);
+  core::request_delete(r);
   return e;
 }
 
@@ -89,4 +98,4 @@ errc allgather_among(comm* c, const std::vector<int>& members, int me, int tag, 
   return bcast_among(c, members, me, tag, out, bytes * members.size());
 }
 
-}  // namespace baton::core
+}  // namespace baton::coll

@@ -1,10 +1,15 @@
+// Communicator construction on intracommunicators: dup, split, create, create_group and
+// create_from_group (see comm.hpp). Intercommunicators are in intercomm.cpp.
 #include <algorithm>
 #include <cstring>
 
-#include "core/comm.hpp"
+#include "coll/among.hpp"
+#include "comm/comm.hpp"
 #include "core/runtime.hpp"
 
-namespace baton::core {
+namespace baton::comm {
+
+using namespace core;
 
 namespace {
 
@@ -15,7 +20,7 @@ std::vector<int> all_ranks(const comm* c) {
 }
 
 errc allgather_bytes(comm* c, const void* in, size_t bytes, void* out) {
-  return allgather_among(c, all_ranks(c), c->rank, comm_next_tag(c), in, bytes, out);
+  return coll::allgather_among(c, all_ranks(c), c->rank, coll::comm_next_tag(c), in, bytes, out);
 }
 
 comm* comm_make(comm* parent, uint32_t ctx, std::vector<int> world) {
@@ -75,12 +80,12 @@ errc comm_create_from_group(const std::vector<int>& members, int tag, uint64_t k
   // match in order, and every member is done with it before the agreement starts.
   if (members.size() > 1) {
     std::vector<uint64_t> keys(idx == 0 ? members.size() : 1);
-    if (errc e = gather_among(parent, members, idx, t, &key, sizeof key, keys.data()); e != errc::success) return e;
+    if (errc e = coll::gather_among(parent, members, idx, t, &key, sizeof key, keys.data()); e != errc::success) return e;
     int32_t bad = -1;
     if (idx == 0)
       for (size_t i = 1; i < keys.size() && bad < 0; ++i)
         if (keys[i] != key) bad = int32_t(i);
-    if (errc e = bcast_among(parent, members, idx, t, &bad, sizeof bad); e != errc::success) return e;
+    if (errc e = coll::bcast_among(parent, members, idx, t, &bad, sizeof bad); e != errc::success) return e;
     if (bad >= 0)
       return error_set(errc::not_same,
                        "the members of the group did not all pass the same string tag and group: process %d "
@@ -145,4 +150,4 @@ errc comm_split(comm* parent, int color, int key, comm** out) {
   return errc::success;
 }
 
-}  // namespace baton::core
+}  // namespace baton::comm

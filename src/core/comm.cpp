@@ -1,9 +1,9 @@
+// The communicator object: release, error handlers (construction is src/comm/).
 #include "core/comm.hpp"
 
-#include "core/runtime.hpp"
-#include "p2p/p2p.hpp"
-
 namespace baton::core {
+
+void (*comm_bsend_free)(p2p::bsend_buffer* b) = nullptr;
 
 void errhandler::release() {
   if (predefined) return;
@@ -28,7 +28,7 @@ void comm::release() {
   if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
     if (coll_shm_free) coll_shm_free(this);
     // Its buffered sends hold references, so none is left in its buffer: detached implicitly.
-    if (bsend) p2p::bsend_buffer_destroy(bsend);
+    if (bsend) comm_bsend_free(bsend);
     if (inter) {
       if (bridge) bridge->release();  // the bridge owns the context
     } else {

@@ -14,6 +14,7 @@
 #include <numeric>
 #include <set>
 
+#include "coll/among.hpp"
 #include "core/comm.hpp"
 #include "core/copy.hpp"
 #include "core/datatype.hpp"
@@ -494,7 +495,7 @@ errc barrier(window* w) {
   std::iota(m.begin(), m.end(), 0);
   char in = 0;
   std::vector<char> out(size_t(w->size));
-  return core::allgather_among(w->c, m, w->rank, core::comm_next_tag(w->c), &in, 1, out.data());
+  return coll::allgather_among(w->c, m, w->rank, coll::comm_next_tag(w->c), &in, 1, out.data());
 }
 
 bool may_access(const window* w, int target) {
@@ -538,7 +539,7 @@ errc shm_setup(window* w) {
       close(fd);
     }
   }
-  if (errc e = core::bcast_among(w->c, m, w->rank, core::comm_next_tag(w->c), &msg, sizeof msg); e != errc::success)
+  if (errc e = coll::bcast_among(w->c, m, w->rank, coll::comm_next_tag(w->c), &msg, sizeof msg); e != errc::success)
     return e;
   if (msg.err != 0)
     return core::error_set(errc::rma_shared, "cannot create the shared segment of %zu bytes: %s", w->shm_bytes,
@@ -558,7 +559,7 @@ errc shm_setup(window* w) {
   // Everyone has mapped it (or failed) before the name goes.
   int32_t mine = err, all = 0;
   std::vector<int32_t> errs(size_t(w->size));
-  errc e = core::allgather_among(w->c, m, w->rank, core::comm_next_tag(w->c), &mine, sizeof mine, errs.data());
+  errc e = coll::allgather_among(w->c, m, w->rank, coll::comm_next_tag(w->c), &mine, sizeof mine, errs.data());
   if (w->rank == 0) shm_unlink(msg.name);
   if (e != errc::success) return e;
   for (int32_t x : errs)
@@ -579,15 +580,8 @@ bool win_valid(const window* w) {
   return g_windows.count(w) != 0;
 }
 
-errc win_create(core::comm* c, flavor fl, void* base, int64_t bytes, int64_t disp_unit,
+errc win_create(core::comm* wc, core::comm* hc, flavor fl, void* base, int64_t bytes, int64_t disp_unit,
                 const std::vector<std::pair<std::string, std::string>>& hints, window** out) {
-  core::comm* wc = nullptr;
-  if (errc e = core::comm_dup(c, &wc); e != errc::success) return e;
-  core::comm* hc = nullptr;
-  if (errc e = core::comm_dup(c, &hc); e != errc::success) {
-    (void)core::comm_free(wc);
-    return e;
-  }
   auto* w = new window;
   w->c = wc;
   w->hc = hc;
@@ -614,7 +608,7 @@ errc win_create(core::comm* c, flavor fl, void* base, int64_t bytes, int64_t dis
   std::vector<int64_t> all(size_t(K * w->size));
   std::vector<int> m(size_t(w->size));
   std::iota(m.begin(), m.end(), 0);
-  errc e = core::allgather_among(wc, m, w->rank, core::comm_next_tag(wc), mine, sizeof mine, all.data());
+  errc e = coll::allgather_among(wc, m, w->rank, coll::comm_next_tag(wc), mine, sizeof mine, all.data());
   if (e == errc::success) {
     w->sizes.resize(size_t(w->size));
     w->disp_units.resize(size_t(w->size));
