@@ -1,5 +1,5 @@
 // One-sided communication entry points (MPI-4.1 chapter 12): argument checks, window handles,
-// window error handlers, names, info and attributes. The engine is src/rma/win.cpp.
+// window error handlers, names, info and attributes. The engine is src/rma/ (win.hpp).
 //
 // A window handle is the address of its rma::window. Errors on a window go to the window's error
 // handler (a new window takes the error handler of the communicator it was created over);
