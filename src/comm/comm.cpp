@@ -98,6 +98,13 @@ errc comm_create_from_group(const std::vector<int>& members, int tag, uint64_t k
   return errc::success;
 }
 
+errc comm_create_from_stringtag(const std::vector<int>& members, const char* stringtag, size_t len, comm** out) {
+  const int tag = int(fnv1a(stringtag, len, fnv_offset) & 0x3fffffffu);
+  uint64_t key = fnv1a(stringtag, len + 1, fnv_offset ^ 0x5e55109ull);
+  key = fnv1a(members.data(), members.size() * sizeof(int), key);
+  return comm_create_from_group(members, tag, key, out);
+}
+
 errc comm_dup(comm* parent, comm** out) {
   if (parent->inter) return intercomm_dup(parent, out);
   uint32_t ctx = 0;

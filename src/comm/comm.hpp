@@ -36,6 +36,11 @@ using core::request;
 // gathers every member's `key` (a digest of the string tag and the member list): if they differ,
 // every member fails with errc::not_same. *out gets the caller's error handler set by the caller.
 [[nodiscard]] errc comm_create_from_group(const std::vector<int>& members, int tag, uint64_t key, comm** out);
+// The same from the user's string tag (`len` characters, NUL-terminated): the agreement's tag
+// comes from the string tag alone (so that different tags seldom meet), the key every member
+// checks with the first one from the whole string and the member list.
+[[nodiscard]] errc comm_create_from_stringtag(const std::vector<int>& members, const char* stringtag, size_t len,
+                                              comm** out);
 
 // Intercommunicators (intercomm.cpp). The bridge of an intercommunicator puts first the group whose
 // leader has the lower world rank (Intercomm_create, Intercomm_create_from_groups); communicators
@@ -55,6 +60,14 @@ using core::request;
 [[nodiscard]] errc intercomm_create_from_groups(const std::vector<int>& local, int local_leader,
                                                 const std::vector<int>& remote, int remote_leader, int tag,
                                                 uint64_t key, comm** out);
+// The same from the user's string tag (`len` characters, NUL-terminated): the tag comes from the
+// string tag (with another seed than comm_create_from_stringtag's, so the two seldom meet), the key
+// from the string tag and both groups (intercomm_create_from_groups adds the bridge's member
+// order): every member of both groups must pass the same string tag and the same two groups
+// (swapped on the other side).
+[[nodiscard]] errc intercomm_create_from_stringtag(const std::vector<int>& local, int local_leader,
+                                                   const std::vector<int>& remote, int remote_leader,
+                                                   const char* stringtag, size_t len, comm** out);
 // MPI_Intercomm_merge: collective over both groups of `ic`.
 [[nodiscard]] errc intercomm_merge(comm* ic, bool high, comm** out);
 // What comm_dup, comm_split, comm_create and comm_idup_prepare do when their parent is an

@@ -219,6 +219,13 @@ errc intercomm_create_from_groups(const std::vector<int>& local, int local_leade
   return errc::success;
 }
 
+errc intercomm_create_from_stringtag(const std::vector<int>& local, int local_leader, const std::vector<int>& remote,
+                                     int remote_leader, const char* stringtag, size_t len, comm** out) {
+  const int tag = int(fnv1a(stringtag, len, fnv_offset ^ 0x1c7e5c0ull) & 0x3fffffffu);
+  const uint64_t key = fnv1a(stringtag, len + 1, fnv_offset ^ 0x1c7e5c1ull);
+  return intercomm_create_from_groups(local, local_leader, remote, remote_leader, tag, key, out);
+}
+
 errc intercomm_merge(comm* ic, bool high, comm** out) {
   *out = nullptr;
   comm* b = ic->bridge;
