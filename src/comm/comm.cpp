@@ -105,10 +105,7 @@ errc comm_create_from_stringtag(const std::vector<int>& members, const char* str
   return comm_create_from_group(members, tag, key, out);
 }
 
-errc comm_dup(comm* parent, comm** out) {
-  if (parent->inter) return intercomm_dup(parent, out);
-  uint32_t ctx = 0;
-  if (errc e = comm_agree_context(parent, &ctx); e != errc::success) return e;
+comm* comm_copy(comm* parent, uint32_t ctx) {
   comm* c = new comm;
   c->ctx = ctx;
   c->rank = parent->rank;
@@ -118,7 +115,14 @@ errc comm_dup(comm* parent, comm** out) {
   c->eh->retain();
   c->topo = parent->topo;
   c->session = parent->session;
-  *out = c;
+  return c;
+}
+
+errc comm_dup(comm* parent, comm** out) {
+  if (parent->inter) return intercomm_dup(parent, out);
+  uint32_t ctx = 0;
+  if (errc e = comm_agree_context(parent, &ctx); e != errc::success) return e;
+  *out = comm_copy(parent, ctx);
   return errc::success;
 }
 

@@ -22,6 +22,9 @@ using core::request;
 // comm_dup, comm_split, comm_create and the idup pair also take an intercommunicator parent (see
 // intercomm_dup and the others below).
 [[nodiscard]] errc comm_dup(comm* parent, comm** out);
+// What dup and idup make of an intracommunicator `parent`: the same group, error handler,
+// topology and session, with context `ctx` (not collective).
+comm* comm_copy(comm* parent, uint32_t ctx);
 [[nodiscard]] errc comm_split(comm* parent, int color, int key, comm** out);
 // MPI_Comm_create: collective over `parent`; `members` (world ranks, this rank's group, possibly
 // different but disjoint on other ranks) must be parent members. *out is nullptr for non-members.

@@ -341,16 +341,7 @@ errc comm_agree_context(comm* parent, uint32_t* ctx) {
 
 comm* comm_idup_prepare(comm* parent) {
   if (parent->inter) return intercomm_idup_prepare(parent);
-  comm* c = new comm;
-  c->ctx = context_none;
-  c->rank = parent->rank;
-  c->size = parent->size;
-  c->world = parent->world;
-  c->eh = parent->eh;
-  c->eh->retain();
-  c->topo = parent->topo;
-  c->session = parent->session;
-  return c;
+  return comm_copy(parent, core::context_none);
 }
 
 errc comm_idup(comm* parent, comm* c, request** req) {

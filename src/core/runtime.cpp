@@ -93,38 +93,49 @@ errc choose_transports(runtime& R) {
 
 runtime& rt() { return g_rt; }
 
-namespace {
-// The layers' hooks in ascending order (runtime_hook_add keeps it sorted).
-constexpr int max_hooks = 8;
-const runtime_hook* g_hooks[max_hooks] = {};
-int g_hook_count = 0;
-}  // namespace
-
-errc runtime_hook_add(const runtime_hook* h) {
-  for (int i = 0; i < g_hook_count; ++i) {
-    if (g_hooks[i] == h) return errc::success;
-    if (g_hooks[i]->order == h->order)
+errc runtime_hook_table::add(const runtime_hook* h) {
+  for (int i = 0; i < n_; ++i) {
+    if (hooks_[i] == h) return errc::success;
+    if (hooks_[i]->order == h->order)
       return error_set(errc::intern, "runtime hooks \"%s\" and \"%s\" claim the same place (%d) in the order",
-                       g_hooks[i]->name, h->name, int(h->order));
+                       hooks_[i]->name, h->name, int(h->order));
   }
-  if (g_hook_count == max_hooks)
-    return error_set(errc::intern, "no room for the runtime hook \"%s\" (%d registered)", h->name, max_hooks);
-  int at = g_hook_count;
-  while (at > 0 && g_hooks[at - 1]->order > h->order) {
-    g_hooks[at] = g_hooks[at - 1];
+  if (n_ == capacity)
+    return error_set(errc::intern, "no room for the runtime hook \"%s\" (%d registered)", h->name, capacity);
+  int at = n_;
+  while (at > 0 && hooks_[at - 1]->order > h->order) {
+    hooks_[at] = hooks_[at - 1];
     --at;
   }
-  g_hooks[at] = h;
-  ++g_hook_count;
+  hooks_[at] = h;
+  ++n_;
   return errc::success;
 }
 
-int runtime_hook_count() { return g_hook_count; }
-const runtime_hook* runtime_hook_at(int i) { return i >= 0 && i < g_hook_count ? g_hooks[i] : nullptr; }
+errc runtime_hook_table::init_all() const {
+  for (int i = 0; i < n_; ++i)
+    if (hooks_[i]->init)
+      if (errc e = hooks_[i]->init(); e != errc::success) return e;
+  return errc::success;
+}
+
+void runtime_hook_table::shutdown_all() const {
+  for (int i = 0; i < n_; ++i)
+    if (hooks_[i]->quiesce) hooks_[i]->quiesce();
+  for (int i = n_ - 1; i >= 0; --i)
+    if (hooks_[i]->finalize) hooks_[i]->finalize();
+}
+
+namespace {
+constinit runtime_hook_table g_hooks;  // the layers' hooks
+}  // namespace
+
+errc runtime_hook_add(const runtime_hook* h) { return g_hooks.add(h); }
+const runtime_hook_table& runtime_hooks() { return g_hooks; }
 
 errc runtime_init(thread_level requested, thread_level* provided) {
   runtime& R = g_rt;
-  if (g_hook_count == 0)
+  if (g_hooks.size() == 0)
     return error_set(errc::intern,
                      "no layer registered its start-up hook (src/comm/runtime_hooks.cpp registers them before the "
                      "runtime comes up)");
@@ -174,9 +185,7 @@ errc runtime_init(thread_level requested, thread_level* provided) {
   context_reserve(2);
   context_reserve(4);
 
-  for (int i = 0; i < g_hook_count; ++i)
-    if (g_hooks[i]->init)
-      if (errc e = g_hooks[i]->init(); e != errc::success) return e;
+  if (errc e = g_hooks.init_all(); e != errc::success) return e;
   R.active.store(true);
   if (progress_thread_wanted()) progress_thread_start();
   return errc::success;
@@ -187,10 +196,7 @@ errc runtime_finalize() {
   // No barrier: once this rank's own sends are complete nobody needs it any more (data in flight
   // towards it sits in the shared segment, which outlives every mapping).
   progress_thread_stop();
-  for (int i = 0; i < g_hook_count; ++i)
-    if (g_hooks[i]->quiesce) g_hooks[i]->quiesce();
-  for (int i = g_hook_count - 1; i >= 0; --i)
-    if (g_hooks[i]->finalize) g_hooks[i]->finalize();
+  g_hooks.shutdown_all();
   errc e = R.pmi.finalize();
   R.active.store(false);
   return e;

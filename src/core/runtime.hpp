@@ -69,12 +69,28 @@ struct runtime_hook {
   void (*quiesce)();
   void (*finalize)();
 };
-// Registers h (kept by address; registering it again does nothing). Call before runtime_init;
-// errc::intern when the table (8 hooks) is full or another hook has h's order.
+// An ordered table of hooks: the runtime keeps one (runtime_hook_add), tests make their own.
+class runtime_hook_table {
+ public:
+  static constexpr int capacity = 8;
+  // Adds h in its place (kept by address; adding it again does nothing); errc::intern when the
+  // table is full or another hook has h's order.
+  [[nodiscard]] errc add(const runtime_hook* h);
+  int size() const { return n_; }
+  const runtime_hook* at(int i) const { return i >= 0 && i < n_ ? hooks_[i] : nullptr; }
+  // Every init in ascending order; stops at the first failure and returns it.
+  [[nodiscard]] errc init_all() const;
+  // Every quiesce in ascending order, then every finalize in descending order.
+  void shutdown_all() const;
+
+ private:
+  const runtime_hook* hooks_[capacity] = {};
+  int n_ = 0;
+};
+// Registers h with the runtime's table. Call before runtime_init.
 [[nodiscard]] errc runtime_hook_add(const runtime_hook* h);
-// The hooks registered, in ascending order (tests).
-int runtime_hook_count();
-const runtime_hook* runtime_hook_at(int i);
+// The runtime's table (tests).
+const runtime_hook_table& runtime_hooks();
 
 // Brings the runtime up (bootstrap, the layers' hooks) and takes it down. MPI entry points go
 // through runtime_acquire / runtime_release below; unit tests call these directly (after
