@@ -101,7 +101,7 @@ class comm {
 int comm_rank_of_world(const comm* c, int w);
 
 // Frees a communicator's attached buffer (comm::bsend) when the communicator goes. The p2p layer,
-// which owns buffered mode, sets it when it attaches a buffer (src/p2p/bsend.cpp): core cannot
+// which owns buffered mode, sets it in its start-up hook (src/p2p/p2p_runtime.cpp): core cannot
 // name a layer above it.
 extern void (*comm_bsend_free)(p2p::bsend_buffer* b);
 
