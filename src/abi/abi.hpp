@@ -17,6 +17,7 @@
 
 #include "core/comm.hpp"
 #include "core/datatype.hpp"
+#include "core/datatype_registry.hpp"
 #include "core/error.hpp"
 #include "core/op.hpp"
 #include "core/request.hpp"
@@ -40,10 +41,10 @@ inline int to_mpi(errc e) { return static_cast<int>(e); }
 core::comm* to_comm(MPI_Comm h);  // nullptr (with error_set) if invalid or MPI_COMM_NULL
 MPI_Comm to_handle(core::comm* c);
 const core::datatype* to_type(MPI_Datatype h);  // nullptr (with error_set) if invalid
-// Derived datatype handles held by the user (abi_datatype.cpp): a code that hands a new derived
-// type to the user registers it once per handle; to_type() refuses unregistered addresses.
-void type_register(const core::datatype* t);
-bool type_registered(const core::datatype* t);
+// Derived datatype handles held by the user (core/datatype_registry.hpp): a code that hands a new
+// derived type to the user registers it once per handle; to_type() refuses unregistered addresses.
+using core::type_register;
+using core::type_registered;
 // Datatype attributes (abi_type_attr.cpp): copy callbacks of `from`'s attributes onto `to`
 // (MPI_Type_dup), and delete callbacks of every attribute of `t`, last set first (the user's last
 // handle of `t` is being freed). Both stop at the first failing callback.

@@ -10,7 +10,7 @@
 // Intercommunicators (7.6; built in abi_intercomm.cpp and MPI_Intercomm_create_from_groups in
 // abi_session.cpp): MPI_Comm_size / rank / group give the local group, MPI_Comm_remote_size /
 // remote_group the remote one (MPI_ERR_COMM on an intracommunicator); dup, idup, split and create
-// give intercommunicators (core/intercomm.cpp); MPI_Comm_split_type on an intercommunicator is
+// give intercommunicators (comm/intercomm.cpp); MPI_Comm_split_type on an intercommunicator is
 // MPI_Comm_split with the type's color (each host's local part paired with the same host's remote
 // part); MPI_Comm_create_group takes intracommunicators only (MPI_ERR_COMM).
 #include <mpix.h>
@@ -23,6 +23,7 @@
 #include "abi/abi_coll.hpp"
 #include "coll/schedule.hpp"
 #include "abi/abi_objects.hpp"
+#include "comm/comm.hpp"
 #include "core/progress.hpp"
 
 using namespace baton;
@@ -118,7 +119,7 @@ const core::info no_hints;
 errc dup_common(core::comm* c, const core::info* hints, MPI_Comm* newcomm) {
   if (errc e = non_null(newcomm, "newcomm pointer"); e != errc::success) return e;
   core::comm* n = nullptr;
-  if (errc e = core::comm_dup(c, &n); e != errc::success) return e;
+  if (errc e = comm::comm_dup(c, &n); e != errc::success) return e;
   if (errc e = finish_dup(c, n, hints); e != errc::success) {
     *newcomm = MPI_COMM_NULL;
     return e;
@@ -390,17 +391,17 @@ BATON_ALIAS(MPI_Comm_dup_with_info);
 
 // MPI_Comm_idup is nonblocking: the new handle is returned at once (usable once the request
 // completes), attribute copy callbacks and hints are applied at the call, and the context is
-// agreed by the progress engine (core::comm_idup).
+// agreed by the progress engine (comm::comm_idup).
 static int idup_common(const char* fn, core::comm* c, const core::info* hints, MPI_Comm* newcomm,
                        MPI_Request* request) {
   return call(fn, c, [&] {
     if (errc e = non_null(request, "request pointer"); e != errc::success) return e;
     if (errc e = non_null(newcomm, "newcomm pointer"); e != errc::success) return e;
-    core::comm* n = core::comm_idup_prepare(c);
+    core::comm* n = comm::comm_idup_prepare(c);
     n->hints = hints ? hints->entries : c->hints;
     errc copied = copy_all(c, n);
     core::request* r = nullptr;
-    if (errc e = core::comm_idup(c, n, &r); e != errc::success) {
+    if (errc e = comm::comm_idup(c, n, &r); e != errc::success) {
       n->release();
       return e;
     }
@@ -408,7 +409,7 @@ static int idup_common(const char* fn, core::comm* c, const core::info* hints, M
       // The other ranks still take part in the agreement; this one drops its result.
       (void)delete_all(n);
       n->release();
-      core::comm_idup_abandon(r);
+      comm::comm_idup_abandon(r);
       *newcomm = MPI_COMM_NULL;
       return copied;
     }
@@ -444,7 +445,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
   return call("MPI_Comm_split", c, [&] {
     if (errc e = non_null(newcomm, "newcomm pointer"); e != errc::success) return e;
     core::comm* n = nullptr;
-    errc e = core::comm_split(c, color, key, &n);
+    errc e = comm::comm_split(c, color, key, &n);
     if (e == errc::success) *newcomm = abi::to_handle(n);
     return e;
   });
@@ -486,7 +487,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
       if (!v || *v != "mpi_shared_memory") color = MPI_UNDEFINED;
     }
     core::comm* n = nullptr;
-    if (errc e = core::comm_split(c, color, key, &n); e != errc::success) return e;
+    if (errc e = comm::comm_split(c, color, key, &n); e != errc::success) return e;
     // On an intercommunicator both groups must drop it together: they compare both sizes.
     if (n && split_type == MPI_COMM_TYPE_HW_UNGUIDED && n->size == c->size && n->local_size() == c->local_size()) {
       n->release();  // every member sees the same sizes, so all drop it together
@@ -513,7 +514,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
         return core::error_set(errc::group, "the group names world rank %d, which is not in the communicator%s", w,
                                c->inter ? "'s local group" : "");
     core::comm* n = nullptr;
-    if (errc e = core::comm_create(c, g->world, &n); e != errc::success) return e;
+    if (errc e = comm::comm_create(c, g->world, &n); e != errc::success) return e;
     *newcomm = abi::to_handle(n);
     return errc::success;
   });
@@ -538,7 +539,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* ne
       return errc::success;
     }
     core::comm* n = nullptr;
-    if (errc e = core::comm_create_group(c, g->world, tag, &n); e != errc::success) return e;
+    if (errc e = comm::comm_create_group(c, g->world, tag, &n); e != errc::success) return e;
     *newcomm = abi::to_handle(n);
     return errc::success;
   });

@@ -1,22 +1,17 @@
 // Datatypes (MPI-4.1 chapter 5): constructors with their large-count (_c) forms, commit/free/dup,
 // queries, envelope/contents, names, MPI_Pack/Unpack, external32, addresses.
 //
-// Derived datatype handles are addresses of core objects. A registry counts the handles the user
-// holds on each derived type (one per constructor call, one per handle MPI_Type_get_contents
-// returns), so to_type() refuses a freed or made-up handle with MPI_ERR_TYPE instead of crashing.
-// Every registered handle owns one core reference, so a registered type is always alive.
+// Derived datatype handles are addresses of core objects; the registry of the handles the user
+// holds (to_type() refuses a freed or made-up one) and the cache of the MPI_Type_create_f90_*
+// types are core's (core/datatype_registry.hpp).
 #include <algorithm>
 #include <climits>
-#include <map>
-#include <tuple>
 #include <cstring>
-#include <mutex>
-#include <shared_mutex>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "abi/abi.hpp"
+#include "core/datatype_registry.hpp"
 
 using namespace baton;
 using abi::call;
@@ -26,43 +21,6 @@ static_assert(sizeof(MPI_Count) == sizeof(int64_t) && sizeof(MPI_Aint) == sizeof
               "MPI_Count and MPI_Aint are 64-bit in the standard ABI on LP64");
 
 namespace {
-
-struct type_registry {
-  std::shared_mutex m;
-  std::unordered_map<const core::datatype*, int64_t> handles;
-};
-
-// Never destroyed: handles may be checked by atexit handlers and other static destructors.
-type_registry& registry() {
-  static auto* r = new type_registry;
-  return *r;
-}
-
-// Drops one user handle; false if `t` has none.
-bool type_unregister(const core::datatype* t) {
-  type_registry& r = registry();
-  std::unique_lock lock(r.m);
-  auto it = r.handles.find(t);
-  if (it == r.handles.end()) return false;
-  if (--it->second == 0) r.handles.erase(it);
-  return true;
-}
-
-// Predefined types and the predefined-like ones of MPI_Type_create_f90_*: never freed, and
-// MPI_Type_get_contents returns them as they are.
-bool is_permanent(const core::datatype& t) {
-  const core::combiner c = t.get_combiner();
-  return t.is_predefined() || c == core::combiner::f90_real || c == core::combiner::f90_complex ||
-         c == core::combiner::f90_integer;
-}
-
-// How many user handles `t` has (0 if none).
-int64_t type_handles(const core::datatype* t) {
-  type_registry& r = registry();
-  std::shared_lock lock(r.m);
-  auto it = r.handles.find(t);
-  return it == r.handles.end() ? 0 : it->second;
-}
 
 errc null_arg(const char* what) {
   return core::error_set(errc::arg, "%s is NULL", what);
@@ -101,7 +59,7 @@ int construct(const char* fn, MPI_Datatype* newtype, bool large_count, Make&& ma
     if (errc e = make(&t); e != errc::success) return e;
     if (large_count) t->mark_large_count();
     try {
-      abi::type_register(t);
+      core::type_register(t);
     } catch (...) {
       t->release();
       throw;
@@ -325,10 +283,10 @@ int contents_impl(const char* fn, MPI_Datatype datatype, int64_t max_integers, i
     // Derived components come back as new handles the caller must free; predefined ones do not.
     const auto types = t->contents_datatypes();
     for (size_t i = 0; i < types.size(); ++i) {
-      if (!is_permanent(*types[i])) {
+      if (!core::type_is_permanent(*types[i])) {
         types[i]->retain();
         try {
-          abi::type_register(types[i]);
+          core::type_register(types[i]);
         } catch (...) {
           types[i]->release();
           throw;
@@ -475,21 +433,6 @@ int size_impl(const char* fn, MPI_Datatype datatype, const void* out, int64_t* s
 
 }  // namespace
 
-namespace baton::abi {
-
-void type_register(const core::datatype* t) {
-  type_registry& r = registry();
-  std::unique_lock lock(r.m);
-  ++r.handles[t];
-}
-
-bool type_registered(const core::datatype* t) {
-  type_registry& r = registry();
-  std::shared_lock lock(r.m);
-  return r.handles.find(t) != r.handles.end();
-}
-
-}  // namespace baton::abi
 
 extern "C" {
 
@@ -692,17 +635,17 @@ int PMPI_Type_free(MPI_Datatype* datatype) {
     return abi::raise(
         fn, nullptr, core::error_set(errc::type, "%s is a predefined datatype and cannot be freed", t->name().c_str()));
   }
-  if (is_permanent(*t)) {
+  if (core::type_is_permanent(*t)) {
     return abi::raise(fn, nullptr,
                       core::error_set(errc::type,
                                       "the datatype was made by MPI_Type_create_f90_* (predefined) and cannot be "
                                       "freed"));
   }
-  if (type_handles(t) == 1) {
+  if (core::type_handles(t) == 1) {
     // The user's last handle: the attributes go with it (a failing delete callback keeps the type).
     if (errc e = abi::type_delete_attrs(t); e != errc::success) return abi::raise(fn, nullptr, e);
   }
-  if (!type_unregister(t)) {
+  if (!core::type_unregister(t)) {
     return abi::raise(fn, nullptr,
                       core::error_set(errc::type, "invalid datatype handle %p (freed or never created)",
                                       static_cast<void*>(*datatype)));
@@ -899,19 +842,11 @@ BATON_ALIAS(MPI_Type_match_size);
 // MPI_Type_create_f90_real/complex/integer (MPI-4.1 19.1.9): the predefined type Fortran's
 // SELECTED_REAL_KIND(p, r) / SELECTED_INT_KIND(r) would pick with gfortran's kinds 4, 8, 16 (real)
 // and 1, 2, 4, 8, 16 (integer), presented as a predefined-like type whose envelope is
-// MPI_COMBINER_F90_* with the arguments as given. One type per (combiner, p, r), made at the first
-// call and kept to the end (never freed: MPI_Type_free refuses it, as for a named type).
+// MPI_COMBINER_F90_* with the arguments as given. The binding picks that predefined type; the core
+// keeps one type per (combiner, p, r), made at the first call and kept to the end (never freed:
+// MPI_Type_free refuses it, as for a named type; core::type_f90_get).
 
 namespace {
-
-struct f90_cache {
-  std::mutex m;
-  std::map<std::tuple<int, int, int>, const core::datatype*> types;
-};
-f90_cache& f90_types() {
-  static auto* c = new f90_cache;
-  return *c;
-}
 
 // A negative argument (MPI_UNDEFINED included) asks for nothing, as in Fortran.
 MPI_Datatype f90_real_base(int p, int r) {
@@ -955,22 +890,9 @@ int f90_impl(const char* fn, core::combiner which, int p, int r, MPI_Datatype* n
   const core::datatype* b = nullptr;
   if (errc e = get_type(base, &b); e != errc::success) return abi::raise(fn, nullptr, e);
   return call(fn, nullptr, [&] {
-    f90_cache& c = f90_types();
-    std::lock_guard<std::mutex> g(c.m);
-    const auto key = std::make_tuple(static_cast<int>(which), which == core::combiner::f90_integer ? 0 : p, r);
-    auto it = c.types.find(key);
-    if (it == c.types.end()) {
-      core::datatype* t = nullptr;
-      if (errc e = core::type_f90(which, p, r, b, &t); e != errc::success) return e;
-      try {
-        abi::type_register(t);
-        it = c.types.emplace(key, t).first;
-      } catch (...) {
-        t->release();
-        throw;
-      }
-    }
-    *newtype = abi::to_handle(it->second);
+    const core::datatype* t = nullptr;
+    if (errc e = core::type_f90_get(which, p, r, b, &t); e != errc::success) return e;
+    *newtype = abi::to_handle(t);
     return errc::success;
   });
 }

@@ -11,6 +11,7 @@
 #include "abi/abi.hpp"
 #include "abi/abi_objects.hpp"
 #include "abi/abi_tool.hpp"
+#include "comm/runtime_hooks.hpp"
 #include "core/op.hpp"
 #include "core/progress.hpp"
 
@@ -49,7 +50,8 @@ int init_common(int required, int* provided) {
     return MPI_ERR_OTHER;
   }
   core::thread_level got;
-  errc e = core::runtime_acquire(true, level_from_mpi(required), &got);
+  errc e = comm::runtime_hooks_install();
+  if (e == errc::success) e = core::runtime_acquire(true, level_from_mpi(required), &got);
   if (e != errc::success) {
     std::fprintf(stderr, "Baton: MPI_Init failed: %s: %s\n", core::errc_name(e), core::error_message().c_str());
     core::runtime_abort(1, "MPI_Init failed");

@@ -1,9 +1,10 @@
 // Intercommunicator constructors (MPI-4.1 7.6.2): MPI_Intercomm_create and MPI_Intercomm_merge.
 // MPI_Intercomm_create_from_groups lives with MPI_Comm_create_from_group (abi_session.cpp); the
 // queries and dup/split/create on intercommunicators with the other communicator calls
-// (abi_comm.cpp). The core is src/core/intercomm.cpp.
+// (abi_comm.cpp). The construction is src/comm/intercomm.cpp.
 #include "abi/abi.hpp"
 #include "abi/abi_coll.hpp"
+#include "comm/comm.hpp"
 
 using namespace baton;
 using abi::call;
@@ -43,7 +44,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
       }
     }
     core::comm* n = nullptr;
-    errc e = core::intercomm_create(c, local_leader, peer, remote_leader, tag, leader_error, &n);
+    errc e = comm::intercomm_create(c, local_leader, peer, remote_leader, tag, leader_error, &n);
     if (e != errc::success) {
       *newintercomm = MPI_COMM_NULL;
       return e;
@@ -68,7 +69,7 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
                              fn);
     if (!newintracomm) return core::error_set(errc::arg, "NULL newintracomm pointer");
     core::comm* n = nullptr;
-    if (errc e = core::intercomm_merge(c, high != 0, &n); e != errc::success) return e;
+    if (errc e = comm::intercomm_merge(c, high != 0, &n); e != errc::success) return e;
     *newintracomm = abi::to_handle(n);
     return errc::success;
   });

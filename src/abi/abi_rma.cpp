@@ -1,5 +1,5 @@
 // One-sided communication entry points (MPI-4.1 chapter 12): argument checks, window handles,
-// window error handlers, names, info and attributes. The engine is src/rma/win.cpp.
+// window error handlers, names, info and attributes. The engine is src/rma/ (win.hpp).
 //
 // A window handle is the address of its rma::window. Errors on a window go to the window's error
 // handler (a new window takes the error handler of the communicator it was created over);
@@ -10,6 +10,7 @@
 
 #include "abi/abi.hpp"
 #include "abi/abi_objects.hpp"
+#include "comm/comm.hpp"
 #include "core/attr.hpp"
 #include "core/group.hpp"
 #include "core/info.hpp"
@@ -155,8 +156,16 @@ int create_common(const char* fn, rma::flavor fl, void* base, int64_t size, int6
       return core::error_set(errc::arg, "the baseptr output is NULL");
     std::vector<std::pair<std::string, std::string>> hints;
     if (errc e = get_hints(info, &hints); e != errc::success) return e;
+    // The window's two private communicators (see rma::win_create, which takes them over).
+    core::comm* wc = nullptr;
+    if (errc e = comm::comm_dup(c, &wc); e != errc::success) return e;
+    core::comm* hc = nullptr;
+    if (errc e = comm::comm_dup(c, &hc); e != errc::success) {
+      (void)core::comm_free(wc);
+      return e;
+    }
     window* w = nullptr;
-    if (errc e = rma::win_create(c, fl, base, size, disp_unit, hints, &w); e != errc::success) return e;
+    if (errc e = rma::win_create(wc, hc, fl, base, size, disp_unit, hints, &w); e != errc::success) return e;
     w->eh = c->eh;
     w->eh->retain();
     if (baseptr) *static_cast<void**>(baseptr) = w->base;

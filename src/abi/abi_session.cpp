@@ -24,6 +24,8 @@
 
 #include "abi/abi.hpp"
 #include "abi/abi_objects.hpp"
+#include "comm/comm.hpp"
+#include "comm/runtime_hooks.hpp"
 #include "p2p/p2p.hpp"
 
 using namespace baton;
@@ -148,10 +150,6 @@ errc level_from_info(const core::info* in, core::thread_level* out) {
 
 // ---- string tags ----
 
-using core::fnv1a;
-using core::fnv_offset;
-
-
 // The error handler passed for a communicator made from groups: a valid one made for
 // communicators. nullptr once the error is raised (its return code in *rc).
 core::errhandler* new_comm_errhandler(const char* fn, MPI_Errhandler errhandler, int* rc) {
@@ -225,6 +223,7 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* ses
   core::thread_level want = core::thread_level::single;
   if (e == errc::success) e = level_from_info(in, &want);
   core::thread_level got = want;
+  if (e == errc::success) e = comm::runtime_hooks_install();
   if (e == errc::success) e = core::runtime_acquire(false, want, &got);
   if (e != errc::success) return raise_on(fn, eh, MPI_SESSION_NULL, e);
   auto* s = new session;
@@ -401,14 +400,10 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info
                           core::rt().world_rank);
     return fail(errc::group);
   }
-  // The agreement's tag comes from the string tag alone (so that different tags seldom meet);
-  // the key every member checks with the first one covers the whole string and the member list.
-  const int tag = int(fnv1a(stringtag, taglen, fnv_offset) & 0x3fffffffu);
-  uint64_t key = fnv1a(stringtag, taglen + 1, fnv_offset ^ 0x5e55109ull);
-  key = fnv1a(g->world.data(), g->world.size() * sizeof(int), key);
   core::comm* n = nullptr;
-  if (errc e = make_with_handler([&](core::comm** o) { return core::comm_create_from_group(g->world, tag, key, o); },
-                                 in, eh, &n);
+  if (errc e = make_with_handler(
+          [&](core::comm** o) { return comm::comm_create_from_stringtag(g->world, stringtag, taglen, o); }, in, eh,
+          &n);
       e != errc::success)
     return fail(e);
   n->session = g->session;
@@ -419,10 +414,8 @@ BATON_ALIAS(MPI_Comm_create_from_group);
 
 // MPI_Intercomm_create_from_groups (MPI-4.1 7.6.2): collective over both groups, with no parent
 // communicator; as MPI_Comm_create_from_group, errors go to the handler passed in and the bridge
-// (core/intercomm.cpp) is agreed over core::rt().processes. The agreement's tag comes from the
-// string tag (with another seed than MPI_Comm_create_from_group's, so the two seldom meet), the key
-// from the string tag and both groups (the core adds the bridge's member order): every member of
-// both groups must pass the same string tag and the same two groups (swapped on the other side).
+// (comm/intercomm.cpp) is agreed over core::rt().processes, with a tag and key derived from the
+// string tag (comm::intercomm_create_from_stringtag).
 int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group,
                                       int remote_leader, const char* stringtag, MPI_Info info,
                                       MPI_Errhandler errhandler, MPI_Comm* newintercomm) {
@@ -460,12 +453,11 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, M
                           rg->size());
     return fail(errc::rank);
   }
-  const int tag = int(fnv1a(stringtag, taglen, fnv_offset ^ 0x1c7e5c0ull) & 0x3fffffffu);
-  const uint64_t key = fnv1a(stringtag, taglen + 1, fnv_offset ^ 0x1c7e5c1ull);
   core::comm* n = nullptr;
   if (errc e = make_with_handler(
           [&](core::comm** o) {
-            return core::intercomm_create_from_groups(lg->world, local_leader, rg->world, remote_leader, tag, key, o);
+            return comm::intercomm_create_from_stringtag(lg->world, local_leader, rg->world, remote_leader, stringtag,
+                                                         taglen, o);
           },
           in, eh, &n);
       e != errc::success)

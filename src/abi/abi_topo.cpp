@@ -1,10 +1,11 @@
 // Process topologies (MPI-4.1 chapter 8): Cartesian, graph and distributed graph constructors and
-// queries. The core (src/core/topo.hpp) keeps the topology on the communicator; reorder is ignored
-// (identity mapping), which the standard allows.
+// queries. The core (src/core/topo.hpp) keeps the topology on the communicator, src/comm/topo.cpp
+// builds it; reorder is ignored (identity mapping), which the standard allows.
 #include <algorithm>
 
 #include "abi/abi_coll.hpp"
 #include "abi/abi_objects.hpp"
+#include "comm/topo.hpp"
 #include "core/topo.hpp"
 
 using namespace baton;
@@ -78,7 +79,7 @@ extern "C" {
 int PMPI_Dims_create(int nnodes, int ndims, int dims[]) {
   const char* fn = "MPI_Dims_create";
   if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
-  return call(fn, nullptr, [&] { return core::dims_create(nnodes, ndims, dims); });
+  return call(fn, nullptr, [&] { return comm::dims_create(nnodes, ndims, dims); });
 }
 
 int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int /*reorder*/,
@@ -88,7 +89,7 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
   if (errc e = abi::comm_check(fn, comm_old, &c); e != errc::success) return abi::raise(fn, c, e);
   if (errc e = abi::check_intra(fn, c, "comm_old"); e != errc::success) return abi::raise(fn, c, e);
   return call(fn, c, [&] {
-    return new_comm(comm_cart, "comm_cart", [&](core::comm** n) { return core::cart_create(c, ndims, dims, periods, n); });
+    return new_comm(comm_cart, "comm_cart", [&](core::comm** n) { return comm::cart_create(c, ndims, dims, periods, n); });
   });
 }
 
@@ -131,7 +132,7 @@ int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank) {
   if (!t->dims.empty()) {
     if (errc e = non_null(coords, "coords"); e != errc::success) return abi::raise(fn, c, e);
   }
-  if (errc e = core::cart_rank(*t, coords, rank); e != errc::success) return abi::raise(fn, c, e);
+  if (errc e = comm::cart_rank(*t, coords, rank); e != errc::success) return abi::raise(fn, c, e);
   return MPI_SUCCESS;
 }
 
@@ -152,7 +153,7 @@ int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) {
   if (nd > 0) {
     if (errc e = non_null(coords, "coords"); e != errc::success) return abi::raise(fn, c, e);
   }
-  core::cart_coords(*t, rank, coords);
+  comm::cart_coords(*t, rank, coords);
   return MPI_SUCCESS;
 }
 
@@ -170,7 +171,7 @@ int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, in
     return abi::raise(fn, c, errc::arg);
   }
   int s = -1, d = -1;
-  core::cart_shift(*t, c->rank, direction, disp, &s, &d);
+  comm::cart_shift(*t, c->rank, direction, disp, &s, &d);
   *rank_source = s < 0 ? MPI_PROC_NULL : s;
   *rank_dest = d < 0 ? MPI_PROC_NULL : d;
   return MPI_SUCCESS;
@@ -182,7 +183,7 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
   const core::topology* t = nullptr;
   if (errc e = check_topo(fn, comm, &c, &t, &cart); e != errc::success) return abi::raise(fn, c, e);
   return call(fn, c, [&] {
-    return new_comm(newcomm, "newcomm", [&](core::comm** n) { return core::cart_sub(c, remain_dims, n); });
+    return new_comm(newcomm, "newcomm", [&](core::comm** n) { return comm::cart_sub(c, remain_dims, n); });
   });
 }
 
@@ -215,7 +216,7 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int indx[], const int
   if (errc e = abi::comm_check(fn, comm_old, &c); e != errc::success) return abi::raise(fn, c, e);
   if (errc e = abi::check_intra(fn, c, "comm_old"); e != errc::success) return abi::raise(fn, c, e);
   return call(fn, c, [&] {
-    return new_comm(comm_graph, "comm_graph", [&](core::comm** n) { return core::graph_create(c, nnodes, indx, edges, n); });
+    return new_comm(comm_graph, "comm_graph", [&](core::comm** n) { return comm::graph_create(c, nnodes, indx, edges, n); });
   });
 }
 
@@ -325,7 +326,7 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
       if (errc e = weights_of(sourceweights, indegree, "sourceweights", &sw); e != errc::success) return e;
       if (errc e = weights_of(destweights, outdegree, "destweights", &dw); e != errc::success) return e;
     }
-    return core::dist_graph_create_adjacent(c, indegree, sources, sw, outdegree, destinations, dw, n);
+    return comm::dist_graph_create_adjacent(c, indegree, sources, sw, outdegree, destinations, dw, n);
   }); });
 }
 
@@ -342,7 +343,7 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
     for (int i = 0; degrees && i < n; ++i) nedges += std::max(degrees[i], 0);
     const int* w = nullptr;
     if (errc e = weights_of(weights, nedges, "weights", &w); e != errc::success) return e;
-    return core::dist_graph_create(c, n, sources, degrees, destinations, w, nc);
+    return comm::dist_graph_create(c, n, sources, degrees, destinations, w, nc);
   }); });
 }
 

@@ -15,6 +15,7 @@ namespace baton::core {
 class comm;
 class datatype;
 class op;
+struct runtime_hook;
 }  // namespace baton::core
 
 namespace baton::coll {
@@ -92,6 +93,8 @@ const char* algorithm_override(coll_kind k);
 [[nodiscard]] errc start(const coll_args& a, bool nonblocking, core::request** out);
 // Drops every cached plan (at MPI_Finalize).
 void cache_clear();
+// The layer's start-up and shutdown (core/runtime.hpp; coll_runtime.cpp): cache_clear at shutdown.
+extern const core::runtime_hook runtime_hook;
 // Blocking form: start + wait; returns the collective's error.
 [[nodiscard]] errc run_blocking(const coll_args& a);
 

@@ -1,6 +1,8 @@
 // Communicators (intracommunicators, and intercommunicators: see `inter` below). A communicator owns two matching contexts: `ctx` for
 // point-to-point traffic and `ctx + 1` for collective traffic, so collectives never match user
-// messages. Context ids are agreed collectively (comm_create_context) and never collide.
+// messages. Context ids are agreed collectively (src/comm/comm_context.cpp) and never collide.
+// This is the communicator object (fields, reference count, attributes); constructing one is
+// collective and lives in the layer above point-to-point and collectives (src/comm/comm.hpp).
 #pragma once
 
 #include <atomic>
@@ -94,22 +96,19 @@ class comm {
   void release();
 };
 
-// Builds a communicator over the given world ranks with a context agreed by the parent's members.
-// Collective over `parent`; `members` is this rank's new group (empty: this rank gets no comm).
-// comm_dup, comm_split, comm_create and the idup pair also take an intercommunicator parent (see
-// intercomm_dup and the others below).
-[[nodiscard]] errc comm_dup(comm* parent, comm** out);
-[[nodiscard]] errc comm_split(comm* parent, int color, int key, comm** out);
 [[nodiscard]] errc comm_free(comm* c);
-// MPI_Comm_create: collective over `parent`; `members` (world ranks, this rank's group, possibly
-// different but disjoint on other ranks) must be parent members. *out is nullptr for non-members.
-[[nodiscard]] errc comm_create(comm* parent, const std::vector<int>& members, comm** out);
-// MPI_Comm_create_group: collective over `members` only (world ranks, all of them in `parent`, the
-// caller among them). The agreement runs on the parent's collective context with tag
-// create_group_tag(tag): negative, below -2^30, so it never meets the tags of the parent's
+// Rank in `c` of world rank `w`, -1 if not a member.
+int comm_rank_of_world(const comm* c, int w);
+
+// Frees a communicator's attached buffer (comm::bsend) when the communicator goes. The p2p layer,
+// which owns buffered mode, sets it in its start-up hook (src/p2p/p2p_runtime.cpp): core cannot
+// name a layer above it.
+extern void (*comm_bsend_free)(p2p::bsend_buffer* b);
+
+// The tag of the context agreement of MPI_Comm_create_group (src/comm/comm.cpp) and
+// MPI_Comm_create_from_group: negative, below -2^30, so it never meets the tags of the parent's
 // collectives (all non-negative: see coll::make_tag_prefix), nor the wildcard values; concurrent
 // calls over disjoint groups, or with distinct tags, cannot cross.
-[[nodiscard]] errc comm_create_group(comm* parent, const std::vector<int>& members, int tag, comm** out);
 constexpr int create_group_tag(int tag) { return -0x40000000 - int(uint32_t(tag) & 0x3fffffffu); }
 // FNV-1a over n bytes from h (start with fnv_offset): the digests that derive agreement tags and
 // check keys from string tags and member lists (MPI_Comm_create_from_group, intercommunicators).
@@ -122,92 +121,21 @@ inline uint64_t fnv1a(const void* p, size_t n, uint64_t h) {
   }
   return h;
 }
-// MPI_Comm_create_from_group: collective over `members` only (world ranks, the caller among them),
-// with no parent: the agreement runs over rt().processes (a context no user communicator has) with
-// tag create_group_tag(tag), `tag` being derived from the string tag. First the first member
-// gathers every member's `key` (a digest of the string tag and the member list): if they differ,
-// every member fails with errc::not_same. *out gets the caller's error handler set by the caller.
-[[nodiscard]] errc comm_create_from_group(const std::vector<int>& members, int tag, uint64_t key, comm** out);
-// Rank in `c` of world rank `w`, -1 if not a member.
-int comm_rank_of_world(const comm* c, int w);
 
-// Internal blocking collectives over a subset of an intracommunicator, as point-to-point on its
-// collective context (comm.cpp). `members` are ranks of `c` (every member passes the same list),
-// `me` this rank's index in it; the first member is the root. comm_next_tag consumes one collective
-// sequence number of `c` (every member of `c` must call it identically) and gives its tag.
-int comm_next_tag(comm* c);
-// Waits for a request of the p2p engine made by these helpers, frees it, and gives its error.
-[[nodiscard]] errc wait_free(request* r);
-[[nodiscard]] errc gather_among(comm* c, const std::vector<int>& members, int me, int tag, const void* in,
-                                size_t bytes, void* out);
-[[nodiscard]] errc bcast_among(comm* c, const std::vector<int>& members, int me, int tag, void* buf, size_t bytes);
-[[nodiscard]] errc allgather_among(comm* c, const std::vector<int>& members, int me, int tag, const void* in,
-                                   size_t bytes, void* out);
-
-// Intercommunicators (intercomm.cpp). The bridge of an intercommunicator puts first the group whose
-// leader has the lower world rank (Intercomm_create, Intercomm_create_from_groups); communicators
-// derived from an intercommunicator (dup, idup, split, create) keep their parent's bridge order.
-// The intercommunicator's point-to-point context is its bridge's (c->ctx == bridge->ctx): the
-// bridge's own point-to-point is never used, and its collective context (ctx + 1) carries the
-// intercommunicator's collectives and the internal agreements of dup/split/merge.
-// MPI_Intercomm_create: collective over `local` (an intracommunicator); only the local leader
-// uses `peer`, `remote_leader` and `tag` (its exchange with the remote leader runs over `peer`'s
-// point-to-point context with `tag`, as the standard says). `leader_error` is the local leader's
-// verdict on its own arguments: when it is not success, the leader skips the exchange and every
-// member of `local` fails with it.
-[[nodiscard]] errc intercomm_create(comm* local, int local_leader, comm* peer, int remote_leader, int tag,
-                                    errc leader_error, comm** out);
-// MPI_Intercomm_create_from_groups: `local` / `remote` are world ranks (disjoint, the caller in
-// `local`); `tag` and `key` derived from the string tag as for comm_create_from_group.
-[[nodiscard]] errc intercomm_create_from_groups(const std::vector<int>& local, int local_leader,
-                                                const std::vector<int>& remote, int remote_leader, int tag,
-                                                uint64_t key, comm** out);
-// MPI_Intercomm_merge: collective over both groups of `ic`.
-[[nodiscard]] errc intercomm_merge(comm* ic, bool high, comm** out);
-// What comm_dup, comm_split, comm_create and comm_idup_prepare do when their parent is an
-// intercommunicator (they call these): the result is an intercommunicator (nullptr where the
-// standard gives MPI_COMM_NULL). intercomm_create_sub takes this side's group (world ranks, a
-// subset of the local group); it is a split with color 0 for the group's members, keyed by their
-// position in it.
-[[nodiscard]] errc intercomm_dup(comm* ic, comm** out);
-[[nodiscard]] errc intercomm_split(comm* ic, int color, int key, comm** out);
-[[nodiscard]] errc intercomm_create_sub(comm* ic, const std::vector<int>& members, comm** out);
-comm* intercomm_idup_prepare(comm* ic);
-
-// MPI_Comm_idup in two steps: comm_idup_prepare makes the new communicator (its ctx is
-// context_none: unusable until the request completes), the caller copies attributes and hints onto
-// it, then comm_idup starts the agreement (collective over `parent`) and gives a collective-kind
-// request that completes when the context is set (status.error says if the agreement failed). If
-// the caller fails between the two, it still starts the agreement (the other ranks need it) and
-// abandons the request with comm_idup_abandon (freed when the agreement ends).
-comm* comm_idup_prepare(comm* parent);
-[[nodiscard]] errc comm_idup(comm* parent, comm* c, request** req);
-void comm_idup_abandon(request* req);
-
-// Context ids (comm_context.cpp). Each process keeps a free mask of 16384 context pairs, split into
-// an eager portion (the first 4096 pairs) and a main portion. An agreement runs in rounds over the
-// members, as internal point-to-point on the parent's collective context with one tag (the
-// parent's collective sequence, or create_group_tag): every member sends the root its free mask of
-// the portions it owns (zeros elsewhere) and the ownership flags; the root ANDs them and sends back
-// the lowest common free pair, or "retry". A process lends each portion to one agreement at a time,
-// so concurrent agreements never pick the same pair. Round 0 uses the eager portion if it is free
-// (one round in the common case); it also proves that every member has started the agreement, so
-// from round 1 on an agreement never waits on a rank that has not joined. In round 1 and later
-// the main portion (and the eager one, if free) goes to this process's highest-priority pending
-// agreement, priority being (parent context, tag), the same order on every process: the highest
-// agreement pending anywhere gets the portion on all its members within a round or two, then the
-// next, so concurrent agreements over overlapping communicators never livelock or deadlock.
-// Rounds advance from the progress engine (request callbacks only count and queue), so
-// MPI_Comm_idup is truly nonblocking; the blocking constructors start an agreement and wait.
-constexpr uint32_t context_none = ~0u;  // the context of a communicator whose idup is pending
-// Agreed over all of `parent` (blocking; consumes one collective sequence number).
-[[nodiscard]] errc comm_agree_context(comm* parent, uint32_t* ctx);
-// The same over a subset of the parent: `members` are parent ranks (ascending order is not
-// required, but every member must pass the same list), `tag` is used on the collective context.
-[[nodiscard]] errc comm_agree_context_among(comm* parent, const std::vector<int>& members, int tag, uint32_t* ctx);
+// Context ids (context.cpp): each process keeps a free mask of context_words * 64 context pairs
+// (pair k is contexts 2k, point-to-point, and 2k + 1, collective), split into an eager portion
+// (the first context_eager_words words) and a main portion. The agreement that picks a pair free
+// on every member of a new communicator is communicator construction (src/comm/comm_context.cpp);
+// the mask is here because releasing a communicator gives its pair back.
+constexpr int context_words = 256;       // 16384 pairs
+constexpr int context_eager_words = 64;  // 4096 pairs
+constexpr uint32_t context_none = ~0u;   // the context of a communicator whose idup is pending
 // Context pairs in use in this process (tests).
 int context_in_use_count();
-void context_release(uint32_t ctx);
+// Marks the pair of context `ctx` used / free.
 void context_reserve(uint32_t ctx);
+void context_release(uint32_t ctx);
+// Copies words [first, first + n) of the free mask (bit set: pair free) to out.
+void context_mask_read(int first, int n, uint64_t* out);
 
 }  // namespace baton::core

@@ -10,8 +10,6 @@
 #include <string>
 
 #include "core/progress.hpp"
-#include "coll/coll.hpp"
-#include "p2p/p2p.hpp"
 
 namespace baton::core {
 
@@ -95,8 +93,52 @@ errc choose_transports(runtime& R) {
 
 runtime& rt() { return g_rt; }
 
+errc runtime_hook_table::add(const runtime_hook* h) {
+  for (int i = 0; i < n_; ++i) {
+    if (hooks_[i] == h) return errc::success;
+    if (hooks_[i]->order == h->order)
+      return error_set(errc::intern, "runtime hooks \"%s\" and \"%s\" claim the same place (%d) in the order",
+                       hooks_[i]->name, h->name, int(h->order));
+  }
+  if (n_ == capacity)
+    return error_set(errc::intern, "no room for the runtime hook \"%s\" (%d registered)", h->name, capacity);
+  int at = n_;
+  while (at > 0 && hooks_[at - 1]->order > h->order) {
+    hooks_[at] = hooks_[at - 1];
+    --at;
+  }
+  hooks_[at] = h;
+  ++n_;
+  return errc::success;
+}
+
+errc runtime_hook_table::init_all() const {
+  for (int i = 0; i < n_; ++i)
+    if (hooks_[i]->init)
+      if (errc e = hooks_[i]->init(); e != errc::success) return e;
+  return errc::success;
+}
+
+void runtime_hook_table::shutdown_all() const {
+  for (int i = 0; i < n_; ++i)
+    if (hooks_[i]->quiesce) hooks_[i]->quiesce();
+  for (int i = n_ - 1; i >= 0; --i)
+    if (hooks_[i]->finalize) hooks_[i]->finalize();
+}
+
+namespace {
+constinit runtime_hook_table g_hooks;  // the layers' hooks
+}  // namespace
+
+errc runtime_hook_add(const runtime_hook* h) { return g_hooks.add(h); }
+const runtime_hook_table& runtime_hooks() { return g_hooks; }
+
 errc runtime_init(thread_level requested, thread_level* provided) {
   runtime& R = g_rt;
+  if (g_hooks.size() == 0)
+    return error_set(errc::intern,
+                     "no layer registered its start-up hook (src/comm/runtime_hooks.cpp registers them before the "
+                     "runtime comes up)");
   g_main_thread = pthread_self();
   R.wtime_base = now();
   if (errc e = R.pmi.init(); e != errc::success) return e;
@@ -143,7 +185,7 @@ errc runtime_init(thread_level requested, thread_level* provided) {
   context_reserve(2);
   context_reserve(4);
 
-  if (errc e = p2p::engine_init(); e != errc::success) return e;
+  if (errc e = g_hooks.init_all(); e != errc::success) return e;
   R.active.store(true);
   if (progress_thread_wanted()) progress_thread_start();
   return errc::success;
@@ -154,9 +196,7 @@ errc runtime_finalize() {
   // No barrier: once this rank's own sends are complete nobody needs it any more (data in flight
   // towards it sits in the shared segment, which outlives every mapping).
   progress_thread_stop();
-  p2p::flush();
-  coll::cache_clear();
-  p2p::engine_finalize();
+  g_hooks.shutdown_all();
   errc e = R.pmi.finalize();
   R.active.store(false);
   return e;

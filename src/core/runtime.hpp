@@ -53,8 +53,48 @@ struct runtime {
 
 runtime& rt();
 
-// Brings the runtime up (bootstrap, transports, engine) and takes it down. MPI entry points go
-// through runtime_acquire / runtime_release below; unit tests call these directly.
+// The layers above core come up and go down through hooks, so that core names none of them. Each
+// layer defines its hook in its own folder (src/p2p/p2p_runtime.cpp, src/coll/coll_runtime.cpp)
+// with an explicit place in the order; src/comm/runtime_hooks.cpp, the layer that sees all of
+// them, registers them before the runtime first comes up. runtime_init runs, after the bootstrap
+// and the built-in communicators, every `init` in ascending order (the first failure stops the
+// start-up); runtime_finalize, after stopping the progress thread, every `quiesce` in ascending
+// order (finish what this process still owes the others: sends in flight), then every `finalize`
+// in descending order (release). Any of the three may be nullptr.
+enum class runtime_hook_order : int { transport = 100, p2p = 200, coll = 300, comm = 400 };
+struct runtime_hook {
+  const char* name;
+  runtime_hook_order order;
+  errc (*init)();
+  void (*quiesce)();
+  void (*finalize)();
+};
+// An ordered table of hooks: the runtime keeps one (runtime_hook_add), tests make their own.
+class runtime_hook_table {
+ public:
+  static constexpr int capacity = 8;
+  // Adds h in its place (kept by address; adding it again does nothing); errc::intern when the
+  // table is full or another hook has h's order.
+  [[nodiscard]] errc add(const runtime_hook* h);
+  int size() const { return n_; }
+  const runtime_hook* at(int i) const { return i >= 0 && i < n_ ? hooks_[i] : nullptr; }
+  // Every init in ascending order; stops at the first failure and returns it.
+  [[nodiscard]] errc init_all() const;
+  // Every quiesce in ascending order, then every finalize in descending order.
+  void shutdown_all() const;
+
+ private:
+  const runtime_hook* hooks_[capacity] = {};
+  int n_ = 0;
+};
+// Registers h with the runtime's table. Call before runtime_init.
+[[nodiscard]] errc runtime_hook_add(const runtime_hook* h);
+// The runtime's table (tests).
+const runtime_hook_table& runtime_hooks();
+
+// Brings the runtime up (bootstrap, the layers' hooks) and takes it down. MPI entry points go
+// through runtime_acquire / runtime_release below; unit tests call these directly (after
+// registering the hooks of the layers they use).
 [[nodiscard]] errc runtime_init(thread_level requested, thread_level* provided);
 [[nodiscard]] errc runtime_finalize();
 

@@ -1,4 +1,6 @@
-// Process topologies (MPI-4.1 chapter 8): Cartesian, graph and distributed graph.
+// Process topologies (MPI-4.1 chapter 8): Cartesian, graph and distributed graph. This is the
+// object a communicator carries (core, as the neighborhood collectives read it); building one is
+// communicator construction (src/comm/topo.hpp).
 //
 // A topology is an immutable object shared by the communicators that carry it (comm::topo):
 // MPI_Comm_dup / MPI_Comm_idup share it, the last communicator holding it frees it. Reordering is
@@ -18,11 +20,11 @@
 #include <memory>
 #include <vector>
 
+#include "core/comm.hpp"
 #include "core/error.hpp"
 
 namespace baton::core {
 
-class comm;
 
 enum class topo_kind : uint8_t { cart, graph, dist_graph };
 
@@ -40,28 +42,7 @@ struct topology {
 };
 
 // The topology of c, or nullptr.
-const topology* topo_of(const comm* c);
-
-// MPI_Dims_create: fills the zero entries of dims[0..ndims) (checked: errc::dims / errc::arg).
-[[nodiscard]] errc dims_create(int nnodes, int ndims, int* dims);
-
-// Constructors: collective over `parent`; *out is nullptr on ranks outside the new communicator.
-// Arguments are checked here (errc::arg, errc::dims, errc::rank with a message).
-[[nodiscard]] errc cart_create(comm* parent, int ndims, const int* dims, const int* periods, comm** out);
-[[nodiscard]] errc cart_sub(comm* parent, const int* remain_dims, comm** out);
-[[nodiscard]] errc graph_create(comm* parent, int nnodes, const int* index, const int* edges, comm** out);
-// Weights: nullptr = unweighted.
-[[nodiscard]] errc dist_graph_create_adjacent(comm* parent, int indegree, const int* sources, const int* sweights,
-                                              int outdegree, const int* dests, const int* dweights, comm** out);
-[[nodiscard]] errc dist_graph_create(comm* parent, int n, const int* sources, const int* degrees, const int* dests,
-                                     const int* weights, comm** out);
-
-// Cartesian helpers. cart_rank wraps periodic coordinates; errc::arg for an out-of-range
-// coordinate of a non-periodic dimension.
-[[nodiscard]] errc cart_rank(const topology& t, const int* coords, int* rank);
-void cart_coords(const topology& t, int rank, int* coords);
-// Neighbors at displacement disp along `dim`: -1 (none) at a non-periodic border.
-void cart_shift(const topology& t, int rank, int dim, int disp, int* source, int* dest);
+inline const topology* topo_of(const comm* c) { return c ? c->topo.get() : nullptr; }
 
 // Graph neighbors of `rank` (a range of t.edges).
 inline int graph_degree(const topology& t, int rank) {

@@ -19,6 +19,7 @@
 namespace baton::core {
 class comm;
 class datatype;
+struct runtime_hook;
 }  // namespace baton::core
 
 namespace baton::p2p {
@@ -38,6 +39,9 @@ constexpr uint32_t message_magic = 0x4d534731;
 
 [[nodiscard]] errc engine_init();
 void engine_finalize();
+// The layer's start-up and shutdown (core/runtime.hpp; p2p_runtime.cpp): engine_init, then flush
+// as the shutdown begins and engine_finalize at its end.
+extern const core::runtime_hook runtime_hook;
 
 // ---- introspection (the MPI_T variables, src/abi/abi_tool_vars.cpp); callable from any thread ----
 // The protocols' size limits in bytes: the ones MPI_Init took (kept after MPI_Finalize), or before

@@ -133,9 +133,13 @@ struct window {
   bool freeing = false;
 };
 
-// Creation (collective over c). `base`/`bytes` for create; allocate and shared allocate memory.
-// `info` entries are the hints given. On success *out is a new window with the error handler of c.
-[[nodiscard]] errc win_create(core::comm* c, flavor fl, void* base, int64_t bytes, int64_t disp_unit,
+// Creation (collective over the user's communicator). `wc` and `hc` are two duplicates of it, made
+// by the caller (communicator construction is the layer above this one: src/abi makes them with
+// comm::comm_dup) for the window's traffic and its headers (window::c, window::hc); the window
+// takes them over, and frees them when it goes or when creation fails. `base`/`bytes` for create;
+// allocate and shared allocate memory. `info` entries are the hints given. On success *out is a
+// new window; the caller sets its error handler.
+[[nodiscard]] errc win_create(core::comm* wc, core::comm* hc, flavor fl, void* base, int64_t bytes, int64_t disp_unit,
                               const std::vector<std::pair<std::string, std::string>>& hints, window** out);
 // MPI_Win_free: collective; refuses (errc::rma_sync) while an epoch or lock is open.
 [[nodiscard]] errc win_free(window* w);

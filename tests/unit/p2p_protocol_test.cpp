@@ -119,7 +119,8 @@ int as_rank(int rank, const std::function<void(rank_checks&)>& body) {
   rank_checks ck;
   ck.rank = rank;
   core::thread_level provided;
-  if (core::runtime_init(core::thread_level::single, &provided) != errc::success) {
+  if (core::runtime_hook_add(&p2p::runtime_hook) != errc::success ||
+      core::runtime_init(core::thread_level::single, &provided) != errc::success) {
     std::fprintf(stderr, "[rank %d] runtime_init: %s\n", rank, core::error_message().c_str());
     return 90;
   }

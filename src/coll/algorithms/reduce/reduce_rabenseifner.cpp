@@ -3,10 +3,10 @@
 // only (partial results combine in exchange order, not rank order).
 //
 // Ranks are taken relative to the root. With n not a power of two, the first 2*rem relative ranks
-// pair up first: the odd one hands its data to the even one and leaves, so the root (relative 0)
-// always takes part. The p = 2^k remaining ranks (new rank i) cut the count into p element pieces;
-// after the halving new rank i holds piece i reduced over every rank.
-#include "coll/algorithms/algorithms.hpp"
+// pair up first (rabenseifner.hpp): the odd one hands its data to the even one and leaves, so the
+// root (relative 0) always takes part. The p = 2^k remaining ranks (new rank i) cut the count into
+// p element pieces; after the halving new rank i holds piece i reduced over every rank.
+#include "coll/algorithms/rabenseifner.hpp"
 
 namespace baton::coll {
 
@@ -19,34 +19,23 @@ errc reduce_rabenseifner(const coll_args& a, builder& b) {
   auto real = [&](int rel) { return (rel + root) % n; };
   const buf_ref mine = a.in_place && me == root ? buf_ref{slot_recv, 0} : buf_ref{slot_send, 0};
 
-  int pof2 = 1;
-  while (pof2 * 2 <= n) pof2 *= 2;
-  const int rem = n - pof2;
-  if (vr < 2 * rem && vr % 2 == 1) {
+  const rabenseifner_fold f(n, vr);
+  if (f.folded_away()) {
     b.send(real(vr - 1), mine, count, t);
     return errc::success;
   }
-  const int newrank = vr < 2 * rem ? vr / 2 : vr - rem;
-  auto real_of_new = [&](int nr) { return real(nr < rem ? nr * 2 : nr + rem); };
+  const int pof2 = f.pof2, newrank = f.newrank;
+  auto real_of_new = [&](int nr) { return real(f.rank_of_new(nr)); };
 
   // acc: the running result (the receive buffer at the root); tmp: incoming partial results.
   const buf_ref acc = me == root ? buf_ref{slot_recv, 0} : temp_buffer(b, t, count);
   const buf_ref tmp = temp_buffer(b, t, count);
-  uint32_t last = b.copy(mine, acc, mine.slot == acc.slot ? 0 : count, t);
-  if (vr < 2 * rem) {
-    const uint32_t r = b.recv(real(vr + 1), tmp, count, t);
-    last = b.reduce(tmp, acc, count, t, {r, last});
-  }
-
-  // Recursive halving over piece ranges [lo, hi): keep the half named by this rank's bit.
-  std::vector<uint32_t> sent{last};
   int lo = 0, hi = pof2;
-  last = recursive_halving(b, acc, tmp, count, t, pof2, newrank, real_of_new, last, sent, &lo, &hi);
+  const uint32_t halved = rabenseifner_reduce_scatter(b, mine, acc, tmp, count, t, f,
+                                                      f.has_partner(vr) ? real(vr + 1) : -1, real_of_new, &lo, &hi);
 
   // Binomial gather to new rank 0 (the root): pieces [newrank, newrank + mask) travel as one
   // range. Receives land in parts of acc the halving sent from, so they wait for those sends.
-  sent.push_back(last);
-  const uint32_t halved = join(b, sent);
   std::vector<uint32_t> have{halved};
   for (int mask = 1; mask < pof2; mask <<= 1) {
     if (newrank & mask) {

@@ -1,16 +1,16 @@
-#include "core/topo.hpp"
+// Process topologies (see topo.hpp): the Cartesian queries and the constructors.
+#include "comm/topo.hpp"
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 
 #include "coll/coll.hpp"
-#include "core/comm.hpp"
 #include "core/datatype.hpp"
 
-namespace baton::core {
+namespace baton::comm {
 
-const topology* topo_of(const comm* c) { return c ? c->topo.get() : nullptr; }
+using namespace core;
 
 errc dims_create(int nnodes, int ndims, int* dims) {
   if (ndims < 0) return error_set(errc::dims, "ndims is %d (must be >= 0)", ndims);
@@ -359,4 +359,4 @@ errc dist_graph_create(comm* parent, int n, const int* sources, const int* degre
   return errc::success;
 }
 
-}  // namespace baton::core
+}  // namespace baton::comm

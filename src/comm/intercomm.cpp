@@ -12,12 +12,15 @@
 #include <cstring>
 #include <string>
 
-#include "core/comm.hpp"
+#include "coll/among.hpp"
+#include "comm/comm.hpp"
 #include "core/datatype.hpp"
 #include "core/runtime.hpp"
 #include "p2p/p2p.hpp"
 
-namespace baton::core {
+namespace baton::comm {
+
+using namespace core;
 
 namespace {
 
@@ -108,7 +111,7 @@ errc leader_exchange(comm* local, int leader, comm* peer, int remote_leader, int
     errc e = p2p::isend(out, int64_t(obytes), bt, remote_leader, tag, peer, send_mode::standard, &s);
     if (e != errc::success) return e;
     e = p2p::recv(in, int64_t(ibytes), bt, remote_leader, tag, peer, nullptr);
-    const errc es = wait_free(s);
+    const errc es = coll::wait_free(s);
     return e != errc::success ? e : es;
   };
   if (errc e = swap(mine, sizeof mine, theirs, sizeof theirs); e != errc::success) return e;
@@ -164,14 +167,14 @@ errc intercomm_create(comm* local, int leader, comm* peer, int remote_leader, in
   for (int r = 0; r < local->size; ++r)
     if (r != leader) order.push_back(r);
   const int me = int(std::find(order.begin(), order.end(), local->rank) - order.begin());
-  const int t = comm_next_tag(local);
-  if (errc e = bcast_among(local, order, me, t, &news, sizeof news); e != errc::success) return e;
+  const int t = coll::comm_next_tag(local);
+  if (errc e = coll::bcast_among(local, order, me, t, &news, sizeof news); e != errc::success) return e;
   if (news.error != 0) {
     if (am_leader) return errc(news.error);  // its own message stands
     return error_set(errc(news.error), "the local leader (rank %d of local_comm) failed: %s", leader, news.message);
   }
   remote.resize(size_t(news.remote_size));
-  if (errc e = bcast_among(local, order, me, t, remote.data(), remote.size() * sizeof(int32_t)); e != errc::success)
+  if (errc e = coll::bcast_among(local, order, me, t, remote.data(), remote.size() * sizeof(int32_t)); e != errc::success)
     return e;
   const int local_leader_world = local->world_rank(leader);
   const int remote_leader_world = remote[size_t(news.remote_leader)];
@@ -216,13 +219,20 @@ errc intercomm_create_from_groups(const std::vector<int>& local, int local_leade
   return errc::success;
 }
 
+errc intercomm_create_from_stringtag(const std::vector<int>& local, int local_leader, const std::vector<int>& remote,
+                                     int remote_leader, const char* stringtag, size_t len, comm** out) {
+  const int tag = int(fnv1a(stringtag, len, fnv_offset ^ 0x1c7e5c0ull) & 0x3fffffffu);
+  const uint64_t key = fnv1a(stringtag, len + 1, fnv_offset ^ 0x1c7e5c1ull);
+  return intercomm_create_from_groups(local, local_leader, remote, remote_leader, tag, key, out);
+}
+
 errc intercomm_merge(comm* ic, bool high, comm** out) {
   *out = nullptr;
   comm* b = ic->bridge;
   const int n = b->size;
   const uint8_t mine = high ? 1 : 0;
   std::vector<uint8_t> flags(static_cast<size_t>(n));
-  if (errc e = allgather_among(b, iota_ranks(n), b->rank, comm_next_tag(b), &mine, 1, flags.data()); e != errc::success)
+  if (errc e = coll::allgather_among(b, iota_ranks(n), b->rank, coll::comm_next_tag(b), &mine, 1, flags.data()); e != errc::success)
     return e;
   const int first = first_size(ic);
   for (int i = 0; i < n; ++i) {
@@ -279,7 +289,7 @@ errc intercomm_split(comm* ic, int color, int key, comm** out) {
   const int n = b->size;
   const entry mine{color, key, b->rank};
   std::vector<entry> all(static_cast<size_t>(n));
-  if (errc e = allgather_among(b, iota_ranks(n), b->rank, comm_next_tag(b), &mine, sizeof mine, all.data());
+  if (errc e = coll::allgather_among(b, iota_ranks(n), b->rank, coll::comm_next_tag(b), &mine, sizeof mine, all.data());
       e != errc::success)
     return e;
   // One context for every new intercommunicator: their members are disjoint.
@@ -313,4 +323,4 @@ errc intercomm_create_sub(comm* ic, const std::vector<int>& members, comm** out)
   return intercomm_split(ic, in ? 0 : undefined, in ? int(it - members.begin()) : 0, out);
 }
 
-}  // namespace baton::core
+}  // namespace baton::comm

@@ -1,36 +1,26 @@
-// Context ids: the process's free mask and the nonblocking agreement that picks a context pair free
-// on every member of a new communicator (see comm.hpp for the protocol).
+// Context ids: the nonblocking agreement that picks a context pair free on every member of a new
+// communicator (see comm.hpp for the protocol; the process's free mask is core's, core/context.cpp).
 #include <cstring>
-#include <mutex>
 #include <set>
 #include <utility>
 #include <vector>
 
 #include "coll/schedule.hpp"
-#include "core/comm.hpp"
+#include "comm/comm.hpp"
 #include "core/datatype.hpp"
 #include "core/progress.hpp"
 #include "core/request.hpp"
 #include "core/runtime.hpp"
 #include "p2p/p2p.hpp"
 
-namespace baton::core {
+namespace baton::comm {
+
+using namespace core;
 
 namespace {
 
-// Context ids come in pairs (p2p, collective): pair k is contexts 2k and 2k+1.
-constexpr int context_words = 256;  // 16384 pairs
 // Words [0, eager_words) are the eager portion (first round), the rest the main portion.
-constexpr int eager_words = 64;     // 4096 pairs
-uint64_t g_free_mask[context_words];
-bool g_mask_ready = false;
-std::mutex g_ctx_mutex;  // guards the free mask (taken briefly; comm::release may run anywhere)
-
-void mask_init() {
-  if (g_mask_ready) return;
-  for (auto& w : g_free_mask) w = ~0ull;
-  g_mask_ready = true;
-}
+constexpr int eager_words = core::context_eager_words;
 
 const datatype* byte_type() { return predefined_datatype(0x247); }
 
@@ -131,12 +121,8 @@ void drop_ownership(context_agreement* a) {
 void fill_contribution(context_agreement* a) {
   std::memset(&a->mine, 0, sizeof a->mine);
   a->mine.flags = a->owned;
-  std::lock_guard<std::mutex> g(g_ctx_mutex);
-  mask_init();
-  if (a->owned & owns_eager) std::memcpy(a->mine.mask, g_free_mask, eager_words * sizeof(uint64_t));
-  if (a->owned & owns_main)
-    std::memcpy(a->mine.mask + eager_words, g_free_mask + eager_words,
-                (context_words - eager_words) * sizeof(uint64_t));
+  if (a->owned & owns_eager) context_mask_read(0, eager_words, a->mine.mask);
+  if (a->owned & owns_main) context_mask_read(eager_words, context_words - eager_words, a->mine.mask + eager_words);
 }
 
 // Root: the decision of one round from every member's contribution.
@@ -180,11 +166,8 @@ void apply(context_agreement* a, int32_t result) {
     return;
   }
   if (result >= 0) {
-    {
-      std::lock_guard<std::mutex> g(g_ctx_mutex);
-      g_free_mask[result / 64] &= ~(1ull << (result % 64));
-    }
     a->ctx = uint32_t(result) * 2;
+    context_reserve(a->ctx);
     finish(a);
     return;
   }
@@ -336,28 +319,6 @@ void idup_done(context_agreement* a) {
 
 }  // namespace
 
-void context_reserve(uint32_t ctx) {
-  std::lock_guard<std::mutex> g(g_ctx_mutex);
-  mask_init();
-  uint32_t pair = ctx / 2;
-  g_free_mask[pair / 64] &= ~(1ull << (pair % 64));
-}
-
-void context_release(uint32_t ctx) {
-  if (ctx == context_none) return;
-  std::lock_guard<std::mutex> g(g_ctx_mutex);
-  uint32_t pair = ctx / 2;
-  g_free_mask[pair / 64] |= 1ull << (pair % 64);
-}
-
-int context_in_use_count() {
-  std::lock_guard<std::mutex> g(g_ctx_mutex);
-  mask_init();
-  int n = 0;
-  for (uint64_t w : g_free_mask) n += 64 - __builtin_popcountll(w);
-  return n;
-}
-
 errc comm_agree_context_among(comm* parent, const std::vector<int>& members, int tag, uint32_t* ctx) {
   int me = -1;
   for (size_t i = 0; i < members.size(); ++i)
@@ -380,16 +341,7 @@ errc comm_agree_context(comm* parent, uint32_t* ctx) {
 
 comm* comm_idup_prepare(comm* parent) {
   if (parent->inter) return intercomm_idup_prepare(parent);
-  comm* c = new comm;
-  c->ctx = context_none;
-  c->rank = parent->rank;
-  c->size = parent->size;
-  c->world = parent->world;
-  c->eh = parent->eh;
-  c->eh->retain();
-  c->topo = parent->topo;
-  c->session = parent->session;
-  return c;
+  return comm_copy(parent, core::context_none);
 }
 
 errc comm_idup(comm* parent, comm* c, request** req) {
@@ -425,4 +377,4 @@ void comm_idup_abandon(request* req) {
     req->user_freed = true;
 }
 
-}  // namespace baton::core
+}  // namespace baton::comm
