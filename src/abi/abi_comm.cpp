@@ -20,6 +20,7 @@
 #include <cstring>
 
 #include "abi/abi.hpp"
+#include "comm/dynamic.hpp"
 #include "abi/abi_coll.hpp"
 #include "coll/schedule.hpp"
 #include "abi/abi_objects.hpp"
@@ -557,6 +558,7 @@ int PMPI_Comm_free(MPI_Comm* comm) {
     return abi::raise("MPI_Comm_free", c, errc::comm);
   }
   if (errc e = delete_all(c); e != errc::success) return abi::raise("MPI_Comm_free", c, e);
+  dynamic::parent_forget(c);
   c->magic = 0x46524545;  // the handle is dead even while pending operations keep the object
   c->release();
   *comm = MPI_COMM_NULL;
@@ -600,6 +602,7 @@ int PMPI_Comm_disconnect(MPI_Comm* comm) {
     return delete_all(c);
   });
   if (e != errc::success) return abi::raise(fn, c, e);
+  dynamic::parent_forget(c);
   c->magic = 0x46524545;
   c->release();
   *comm = MPI_COMM_NULL;
@@ -607,7 +610,9 @@ int PMPI_Comm_disconnect(MPI_Comm* comm) {
 }
 BATON_ALIAS(MPI_Comm_disconnect);
 
-// Baton has no MPI_Comm_spawn: no process is ever started as a child, so none has a parent.
+// The intercommunicator to the parents of a process started by MPI_Comm_spawn (made in MPI_Init,
+// src/comm/dynamic_spawn.cpp); MPI_COMM_NULL for other processes and once it was freed or
+// disconnected.
 int PMPI_Comm_get_parent(MPI_Comm* parent) {
   const char* fn = "MPI_Comm_get_parent";
   if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
@@ -615,7 +620,8 @@ int PMPI_Comm_get_parent(MPI_Comm* parent) {
     (void)core::error_set(errc::arg, "NULL parent pointer");
     return abi::raise(fn, nullptr, errc::arg);
   }
-  *parent = MPI_COMM_NULL;
+  core::comm* p = dynamic::parent();
+  *parent = p ? abi::to_handle(p) : MPI_COMM_NULL;
   return MPI_SUCCESS;
 }
 BATON_ALIAS(MPI_Comm_get_parent);

@@ -23,6 +23,7 @@
 #include <string>
 
 #include "abi/abi.hpp"
+#include "core/procs.hpp"
 #include "abi/abi_objects.hpp"
 #include "p2p/p2p.hpp"
 
@@ -405,7 +406,7 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info
   // the key every member checks with the first one covers the whole string and the member list.
   const int tag = int(fnv1a(stringtag, taglen, fnv_offset) & 0x3fffffffu);
   uint64_t key = fnv1a(stringtag, taglen + 1, fnv_offset ^ 0x5e55109ull);
-  key = fnv1a(g->world.data(), g->world.size() * sizeof(int), key);
+  key = core::procs_digest(g->world.data(), g->world.size(), key);  // by identity (core/procs.hpp)
   core::comm* n = nullptr;
   if (errc e = make_with_handler([&](core::comm** o) { return core::comm_create_from_group(g->world, tag, key, o); },
                                  in, eh, &n);

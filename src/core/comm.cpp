@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
 #include "coll/schedule.hpp"
 #include "core/datatype.hpp"
+#include "core/procs.hpp"
 #include "core/runtime.hpp"
 #include "p2p/p2p.hpp"
 
@@ -188,8 +190,17 @@ errc comm_create_group(comm* parent, const std::vector<int>& members, int tag, c
   return errc::success;
 }
 
-errc comm_create_from_group(const std::vector<int>& members, int tag, uint64_t key, comm** out) {
+errc comm_create_from_group(const std::vector<int>& world_members, int tag, uint64_t key, comm** out) {
   comm* parent = rt().processes;
+  // Members of other launches (core/procs.hpp) are not in rt().processes: agree over a span of
+  // exactly the members instead (its ranks are their positions).
+  std::unique_ptr<comm> span;
+  std::vector<int> members = world_members;
+  if (procs_any_foreign(world_members)) {
+    span.reset(procs_span(world_members));
+    parent = span.get();
+    for (size_t i = 0; i < members.size(); ++i) members[i] = int(i);
+  }
   const int me = comm_rank_of_world(parent, rt().world_rank);
   int idx = -1;
   for (size_t i = 0; i < members.size(); ++i)
@@ -210,11 +221,11 @@ errc comm_create_from_group(const std::vector<int>& members, int tag, uint64_t k
       return error_set(errc::not_same,
                        "the members of the group did not all pass the same string tag and group: process %d "
                        "(group rank %d) differs from group rank 0",
-                       members[size_t(bad)], bad);
+                       world_members[size_t(bad)], bad);
   }
   uint32_t ctx = 0;
   if (errc e = comm_agree_context_among(parent, members, t, &ctx); e != errc::success) return e;
-  *out = comm_make(parent, ctx, members);
+  *out = comm_make(rt().processes, ctx, world_members);
   return errc::success;
 }
 

@@ -1,0 +1,21 @@
+# Dynamic processes (MPI-4.1 11.8-11.10; docs/dynamic.md): spawn, ports, names, join.
+add_mpi_test(NAME dynamic_spawn1 SOURCES dynamic_spawn.c NP 1 2 4 ARGS 1 TIMEOUT 60 LABELS dynamic)
+add_mpi_test(NAME dynamic_spawn4 SOURCES dynamic_spawn.c NP 1 2 ARGS 4 TIMEOUT 60 LABELS dynamic)
+add_mpi_test(NAME dynamic_spawn_grand SOURCES dynamic_spawn.c NP 2 ARGS 2 grand TIMEOUT 60 LABELS dynamic)
+
+# Programs that two_launches.sh starts as two separate jobs (not through add_mpi_test).
+function(dynamic_program name)
+  add_executable(mpitest_${name} ${ARGN})
+  target_link_libraries(mpitest_${name} PRIVATE mpi)
+  set_target_properties(mpitest_${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/mpi)
+endfunction()
+dynamic_program(dynamic_connect ${CMAKE_CURRENT_LIST_DIR}/dynamic_connect.c)
+set(dynamic_two ${CMAKE_CURRENT_LIST_DIR}/two_launches.sh ${CMAKE_BINARY_DIR}/bin/mpiexec)
+foreach(np 1 2)
+  add_test(NAME dynamic_connect_file.np${np}
+           COMMAND ${dynamic_two} $<TARGET_FILE:mpitest_dynamic_connect> ${np} 2 file)
+  set_tests_properties(dynamic_connect_file.np${np} PROPERTIES TIMEOUT 60 LABELS "mpi;dynamic" PROCESSORS 1)
+endforeach()
+add_test(NAME dynamic_connect_names.np2
+         COMMAND ${dynamic_two} $<TARGET_FILE:mpitest_dynamic_connect> 2 1 names $<TARGET_FILE:baton-nameserver>)
+set_tests_properties(dynamic_connect_names.np2 PROPERTIES TIMEOUT 60 LABELS "mpi;dynamic" PROCESSORS 1)
