@@ -21,6 +21,7 @@
 
 #include "abi/abi.hpp"
 #include "comm/dynamic.hpp"
+#include "core/procs.hpp"
 #include "abi/abi_coll.hpp"
 #include "coll/schedule.hpp"
 #include "abi/abi_objects.hpp"
@@ -479,8 +480,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
   }
   return call(fn, c, [&] {
     if (errc e = non_null(newcomm, "newcomm pointer"); e != errc::success) return e;
-    const core::runtime& R = core::rt();
-    int color = R.host_color;  // one color per host
+    int color = core::host_key();  // one color per host (and launch: core/procs.hpp)
     if (split_type == MPI_UNDEFINED || split_type == MPI_COMM_TYPE_RESOURCE_GUIDED) color = MPI_UNDEFINED;
     if (split_type == MPI_COMM_TYPE_HW_GUIDED) {
       const std::string* v = in ? in->find("mpi_hw_resource_type") : nullptr;

@@ -141,8 +141,7 @@ BATON_ALIAS(MPI_Comm_connect);
 int PMPI_Comm_join(int fd, MPI_Comm* intercomm) {
   const char* fn = "MPI_Comm_join";
   if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
-  core::comm* self = core::rt().self;
-  return call(fn, self, [&] {
+  return call(fn, nullptr, [&] {
     if (!intercomm) return core::error_set(errc::arg, "NULL intercomm pointer");
     *intercomm = MPI_COMM_NULL;
     if (fd < 0) return core::error_set(errc::arg, "fd %d is not a descriptor", fd);

@@ -362,9 +362,9 @@ bool watch_poll() {
     }
     char line[200];
     std::snprintf(line, sizeof line,
-                  "Baton: a connected launch (job %016" PRIx64 ") ended without MPI_Finalize; ending this one\n",
+                  "Baton: a connected launch (job %016" PRIx64 ") ended without MPI_Finalize; ending this one",
                   g_watches[i].job);
-    (void)!::write(2, line, std::strlen(line));
+    std::fprintf(stderr, "%s\n", line);
     core::runtime_abort(1, line);
   }
   return false;

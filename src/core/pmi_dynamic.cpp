@@ -12,12 +12,17 @@
 //   Names: name-publish, name-unpublish, name-lookup.
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 
 #include "core/pmi.hpp"
 
 namespace baton::core {
 
 namespace {
+// One request at a time on the launcher's connection: threads may spawn or publish at once
+// (MPI_THREAD_MULTIPLE), and every protocol here is a request followed by its answer.
+std::mutex g_pmi_mu;
+
 bool has_newline(const std::string& s) { return s.find('\n') != std::string::npos; }
 
 errc check_line_safe(const std::vector<pmi_spawn_app>& apps, const std::string& value) {
@@ -55,6 +60,7 @@ void parse_errcodes(const std::string& list, size_t n, std::vector<int>* errcode
 
 errc pmi_client::spawn(const std::vector<pmi_spawn_app>& apps, const std::string& key, const std::string& value,
                        std::vector<int>* errcodes) {
+  std::lock_guard<std::mutex> lock(g_pmi_mu);
   if (singleton())
     return error_set(errc::spawn,
                      "this process was started without a launcher (a singleton), so nothing can start processes "
@@ -123,6 +129,7 @@ bool blank_free(const std::string& s) { return s.find_first_of(" \n;") == std::s
 }  // namespace
 
 errc pmi_client::publish(const std::string& service, const std::string& port) {
+  std::lock_guard<std::mutex> lock(g_pmi_mu);
   if (singleton()) return no_name_service();
   if (kind_ == pmi_kind::pmix) return pmix::publish(service, port);
   if (!blank_free(service) || !blank_free(port))
@@ -145,6 +152,7 @@ errc pmi_client::publish(const std::string& service, const std::string& port) {
 }
 
 errc pmi_client::unpublish(const std::string& service) {
+  std::lock_guard<std::mutex> lock(g_pmi_mu);
   if (singleton()) return no_name_service();
   if (kind_ == pmi_kind::pmix) return pmix::unpublish(service);
   if (!blank_free(service)) return error_set(errc::name, "service name '%.60s' is not published", service.c_str());
@@ -163,6 +171,7 @@ errc pmi_client::unpublish(const std::string& service) {
 }
 
 errc pmi_client::lookup(const std::string& service, std::string* port) {
+  std::lock_guard<std::mutex> lock(g_pmi_mu);
   if (singleton()) return no_name_service();
   if (kind_ == pmi_kind::pmix) return pmix::lookup(service, port);
   if (!blank_free(service)) return error_set(errc::name, "service name '%.60s' is not published", service.c_str());

@@ -123,6 +123,13 @@ uint64_t procs_digest(const int* indices, size_t n, uint64_t seed) {
   return h;
 }
 
+int host_key() {
+  // Multiplying by an odd constant is one-to-one modulo 2^30, so two hosts of one launch (their
+  // lowest world ranks differ) never share a key.
+  const uint64_t hc = uint64_t(uint32_t(rt().host_color)) * 0x9e3779b97f4a7c15ull;
+  return int((hc ^ job_id() ^ (job_id() >> 30)) & 0x3fffffffu);
+}
+
 bool procs_any_foreign(const std::vector<int>& indices) {
   for (int i : indices)
     if (proc_foreign(i)) return true;

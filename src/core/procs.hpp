@@ -44,6 +44,11 @@ bool proc_foreign(int index);
 bool proc_before(int a, int b);
 // A digest of a list of processes by identity (the same list gives the same value everywhere).
 uint64_t procs_digest(const int* indices, size_t n, uint64_t seed);
+// This process's host as a value to compare with other processes' (MPI_COMM_TYPE_SHARED colors,
+// windows' "same host"): equal for processes of one launch on one host, different for other
+// hosts and (by its digest of the launch id) for other launches, whose processes never share
+// Baton's shared memory. Non-negative.
+int host_key();
 // Whether any of these indices names a process of another launch.
 bool procs_any_foreign(const std::vector<int>& indices);
 

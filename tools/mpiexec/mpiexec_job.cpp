@@ -251,7 +251,7 @@ bool job::job_spawn_all() {
         (void)::sched_setaffinity(0, sizeof one, &one);
       }
       if (!app.wdir.empty() && ::chdir(app.wdir.c_str()) != 0) {
-        int e = errno;
+        int e = -errno;  // negative: the working directory, not the program
         ssize_t ignored = ::write(execp[1], &e, sizeof e);
         (void)ignored;
         ::_exit(126);
@@ -300,7 +300,8 @@ bool job::job_spawn_all() {
     std::vector<std::string> programs;
     for (int r = 0; r < opts_.np; ++r) {
       errnos.push_back(ranks_[r].pid < 0 && ranks_[r].exec_errno == 0 ? EAGAIN : ranks_[r].exec_errno);
-      programs.push_back(opts_.apps[static_cast<size_t>(rank_app_[static_cast<size_t>(r)])].command[0]);
+      const launch_app& app = opts_.apps[static_cast<size_t>(rank_app_[static_cast<size_t>(r)])];
+      programs.push_back(ranks_[r].exec_errno < 0 ? "working directory '" + app.wdir + "'" : "'" + app.command[0] + "'");
     }
     spawn_->report_started(errnos, programs);
   }
@@ -372,10 +373,11 @@ void job::job_rank_exited(int r, int status) {
   if (failed_) return;
   std::string who = "mpiexec: rank " + std::to_string(r);
   if (rp.exec_errno != 0) {
+    const launch_app& app = opts_.apps[static_cast<size_t>(rank_app_[static_cast<size_t>(r)])];
     job_fail(status > 0 ? status : 127,
-             who + ": cannot execute '" +
-                 opts_.apps[static_cast<size_t>(rank_app_[static_cast<size_t>(r)])].command[0] +
-                 "': " + std::strerror(rp.exec_errno));
+             rp.exec_errno < 0
+                 ? who + ": cannot enter working directory '" + app.wdir + "': " + std::strerror(-rp.exec_errno)
+                 : who + ": cannot execute '" + app.command[0] + "': " + std::strerror(rp.exec_errno));
   } else if (status < 0) {
     job_fail(128 + -status, who + " killed by " + signal_text(-status));
   } else if (status != 0) {

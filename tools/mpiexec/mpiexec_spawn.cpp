@@ -168,7 +168,9 @@ void spawn_manager::report_started(const std::vector<int>& exec_errnos, const st
   std::string line;
   for (size_t r = 0; r < exec_errnos.size(); ++r)
     if (exec_errnos[r] != 0) {
-      line = "cmd=spawn_started rc=-1 msg=cannot execute '" + programs[r] + "': " + std::strerror(exec_errnos[r]);
+      const int e = exec_errnos[r] < 0 ? -exec_errnos[r] : exec_errnos[r];
+      line = std::string("cmd=spawn_started rc=-1 msg=") + (exec_errnos[r] < 0 ? "cannot enter " : "cannot execute ") +
+             programs[r] + ": " + std::strerror(e);
       break;
     }
   if (line.empty()) {

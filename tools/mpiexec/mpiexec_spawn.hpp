@@ -53,7 +53,8 @@ class spawn_manager {
   /// A rank's name-service command.
   void names(int rank, std::string_view line);
   /// This launcher is a nested one: tells the parent launcher how its ranks' executions went
-  /// (exec_errno per rank, 0 when it ran).
+  /// (per rank: 0 when it ran, errno of the exec, or -errno of entering its working directory;
+  /// programs[r] names what failed).
   void report_started(const std::vector<int>& exec_errnos, const std::vector<std::string>& programs);
 
   /// Descriptors to poll; handle() takes the entry back.

@@ -19,3 +19,19 @@ endforeach()
 add_test(NAME dynamic_connect_names.np2
          COMMAND ${dynamic_two} $<TARGET_FILE:mpitest_dynamic_connect> 2 1 names $<TARGET_FILE:baton-nameserver>)
 set_tests_properties(dynamic_connect_names.np2 PROPERTIES TIMEOUT 60 LABELS "mpi;dynamic" PROCESSORS 1)
+add_mpi_test(NAME dynamic_names_ports SOURCES dynamic_names_ports.c NP 2 TIMEOUT 60 LABELS dynamic)
+add_mpi_test(NAME dynamic_join SOURCES dynamic_join.c NP 2 TIMEOUT 60 LABELS dynamic)
+dynamic_program(dynamic_worker ${CMAKE_CURRENT_LIST_DIR}/dynamic_worker.c)
+add_mpi_test(NAME dynamic_spawn_multiple SOURCES dynamic_spawn_multiple.c NP 1 2 TIMEOUT 60 LABELS dynamic
+             ARGS $<TARGET_FILE:mpitest_dynamic_worker>)
+add_dependencies(mpitest_dynamic_spawn_multiple mpitest_dynamic_worker)
+add_mpi_test(NAME dynamic_spawn_errors SOURCES dynamic_spawn_errors.c NP 1 2 TIMEOUT 60 LABELS dynamic)
+dynamic_program(dynamic_fault ${CMAKE_CURRENT_LIST_DIR}/dynamic_fault.c)
+foreach(mode crash-child parent-exits peer-dies)
+  add_test(NAME dynamic_fault_${mode}
+           COMMAND ${CMAKE_CURRENT_LIST_DIR}/fault.sh ${CMAKE_BINARY_DIR}/bin/mpiexec
+                   $<TARGET_FILE:mpitest_dynamic_fault> ${mode})
+  set_tests_properties(dynamic_fault_${mode} PROPERTIES TIMEOUT 60 LABELS "mpi;dynamic" PROCESSORS 2)
+endforeach()
+add_mpi_test(NAME dynamic_spawn_threads SOURCES dynamic_spawn_threads.c NP 1 2 TIMEOUT 60 LABELS dynamic)
+target_link_libraries(mpitest_dynamic_spawn_threads PRIVATE Threads::Threads)
