@@ -69,6 +69,9 @@ errc publish(const std::string& service, const std::string& port) {
 }
 
 errc unpublish(const std::string& service) {
+  // Open MPI's server answers success for a name nobody published: ask first.
+  std::string port;
+  if (errc e = lookup(service, &port); e != errc::success) return e;
   char* keys[2] = {const_cast<char*>(service.c_str()), nullptr};
   const pmix_status_t st = PMIx_Unpublish(keys, nullptr, 0);
   if (st != PMIX_SUCCESS)
