@@ -44,6 +44,13 @@ using core::info;
 // MPI_Comm_join over a connected stream socket.
 [[nodiscard]] errc join(int fd, comm** out);
 
+// MPI_Intercomm_create between groups that span launches (core/intercomm.cpp): collective over
+// `local`; every member describes itself (identity, UCX address) to the leader, the leaders swap
+// the descriptions over peer's point-to-point context with `tag`, each broadcasts what it got, and
+// every member registers the remote group (indices into *remote, in its rank order). Processes
+// that never met (a parent's rank that did not take part in the spawn) meet here.
+[[nodiscard]] errc introduce(comm* local, int leader, comm* peer, int remote_leader, int tag, std::vector<int>* remote);
+
 // ---- spawn (dynamic_spawn.cpp) ----
 struct spawn_command {
   std::string command;

@@ -437,6 +437,48 @@ errc connect(const std::string& port, const info* in, int root, comm* c, comm** 
       [&](const std::string& group, handshake_result* hr) { return connect_handshake(port, deadline, group, hr); }, out);
 }
 
+errc introduce(comm* local, int leader, comm* peer, int remote_leader, int tag, std::vector<int>* remote) {
+  const int t = core::comm_next_tag(local);
+  wire::member me;
+  if (errc e = wire::self_member(&me); e != errc::success) return e;
+  std::string rec;
+  wire::put_member(rec, me);
+  std::vector<std::string> recs;
+  if (errc e = wire::gather_bytes(local, leader, t, rec, &recs); e != errc::success) return e;
+  std::string news;
+  if (local->rank == leader) {
+    std::string group;
+    wire::put_u64(group, uint64_t(local->size));
+    for (const std::string& r : recs) group += r;
+    // The leaders' swap: the user's tag on peer_comm, as the rest of MPI_Intercomm_create's.
+    const core::datatype* bt = byte_type();
+    core::request* s = nullptr;
+    std::string theirs;
+    errc e = p2p::isend(group.data(), int64_t(group.size()), bt, remote_leader, tag, peer, core::send_mode::standard, &s);
+    core::req_status st;
+    if (e == errc::success) e = p2p::probe(remote_leader, tag, peer, &st);
+    if (e == errc::success) {
+      theirs.resize(st.bytes);
+      e = p2p::recv(theirs.data(), int64_t(theirs.size()), bt, remote_leader, tag, peer, nullptr);
+    }
+    if (s)
+      if (errc es = core::wait_free(s); es != errc::success && e == errc::success) e = es;
+    wire::put_u64(news, uint64_t(e));
+    news += theirs;
+  }
+  if (errc e = wire::bcast_bytes(local, leader, t, &news); e != errc::success) return e;
+  size_t pos = 0;
+  uint64_t ecode = 0;
+  if (!wire::get_u64(news, &pos, &ecode)) return core::error_set(errc::intern, "malformed news from the leader");
+  if (ecode != 0) {
+    if (local->rank == leader) return errc(ecode);
+    return core::error_set(errc(ecode), "the local leader failed to exchange the groups");
+  }
+  std::vector<wire::member> ms;
+  if (errc e = decode_group(news.substr(pos), &ms); e != errc::success) return e;
+  return wire::register_members(ms, remote);
+}
+
 errc join(int fd, comm** out) {
   *out = nullptr;
   wire::member me;

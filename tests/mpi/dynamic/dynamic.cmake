@@ -35,3 +35,18 @@ foreach(mode crash-child parent-exits peer-dies)
 endforeach()
 add_mpi_test(NAME dynamic_spawn_threads SOURCES dynamic_spawn_threads.c NP 1 2 TIMEOUT 60 LABELS dynamic)
 target_link_libraries(mpitest_dynamic_spawn_threads PRIVATE Threads::Threads)
+
+# Across the two simulated hosts (tests/twohost, ../shared/tools/twohost): spawn under Hydra
+# (PMI-1 and PMI-2) and Open MPI's mpirun (PMIx), one parent per host; connect/accept between two
+# of our mpiexec launches, one per host. They skip (77) where namespaces can't be made.
+set(dynamic_twohost ${CMAKE_CURRENT_LIST_DIR}/twohost_dynamic.sh)
+foreach(l hydra hydra2 ompi)
+  add_test(NAME twohost.${l}.dynamic_spawn
+           COMMAND ${dynamic_twohost} spawn ${l} 60 $<TARGET_FILE:mpitest_dynamic_spawn1> 2)
+  set_tests_properties(twohost.${l}.dynamic_spawn PROPERTIES TIMEOUT 90 LABELS "twohost;dynamic" PROCESSORS 2
+                       SKIP_RETURN_CODE 77 RESOURCE_LOCK twohost)
+endforeach()
+add_test(NAME twohost.mpiexec.dynamic_connect
+         COMMAND ${dynamic_twohost} connect ${CMAKE_BINARY_DIR}/bin/mpiexec 60 $<TARGET_FILE:mpitest_dynamic_connect>)
+set_tests_properties(twohost.mpiexec.dynamic_connect PROPERTIES TIMEOUT 90 LABELS "twohost;dynamic" PROCESSORS 2
+                     SKIP_RETURN_CODE 77 RESOURCE_LOCK twohost)
