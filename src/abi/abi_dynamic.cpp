@@ -62,6 +62,29 @@ int spawn_common(const char* fn, const std::vector<dynamic::spawn_command>& cmds
   });
 }
 
+// MPI_Comm_accept and MPI_Comm_connect: the same arguments, the same checks.
+int meet(const char* fn, const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm,
+         errc (*side)(const std::string&, const core::info*, int, core::comm*, core::comm**)) {
+  core::comm* c = nullptr;
+  if (errc e = intra_arg(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
+  return call(fn, c, [&] {
+    if (!newcomm) return core::error_set(errc::arg, "NULL newcomm pointer");
+    *newcomm = MPI_COMM_NULL;
+    if (errc e = check_root(c, root); e != errc::success) return e;
+    const core::info* in = nullptr;
+    std::string port;
+    if (c->rank == root) {
+      if (errc e = info_arg(info, &in); e != errc::success) return e;
+      if (!port_name) return core::error_set(errc::port, "NULL port_name at the root");
+      port = port_name;
+    }
+    core::comm* n = nullptr;
+    if (errc e = side(port, in, root, c, &n); e != errc::success) return e;
+    *newcomm = abi::to_handle(n);
+    return errc::success;
+  });
+}
+
 }  // namespace
 
 extern "C" {
@@ -93,48 +116,12 @@ BATON_ALIAS(MPI_Close_port);
 
 // port_name and info are significant at root only (MPI-4.1 11.10.2).
 int PMPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm) {
-  const char* fn = "MPI_Comm_accept";
-  core::comm* c = nullptr;
-  if (errc e = intra_arg(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
-  return call(fn, c, [&] {
-    if (!newcomm) return core::error_set(errc::arg, "NULL newcomm pointer");
-    *newcomm = MPI_COMM_NULL;
-    if (errc e = check_root(c, root); e != errc::success) return e;
-    const core::info* in = nullptr;
-    std::string port;
-    if (c->rank == root) {
-      if (errc e = info_arg(info, &in); e != errc::success) return e;
-      if (!port_name) return core::error_set(errc::port, "NULL port_name at the root");
-      port = port_name;
-    }
-    core::comm* n = nullptr;
-    if (errc e = dynamic::accept(port, in, root, c, &n); e != errc::success) return e;
-    *newcomm = abi::to_handle(n);
-    return errc::success;
-  });
+  return meet("MPI_Comm_accept", port_name, info, root, comm, newcomm, dynamic::accept);
 }
 BATON_ALIAS(MPI_Comm_accept);
 
 int PMPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm) {
-  const char* fn = "MPI_Comm_connect";
-  core::comm* c = nullptr;
-  if (errc e = intra_arg(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
-  return call(fn, c, [&] {
-    if (!newcomm) return core::error_set(errc::arg, "NULL newcomm pointer");
-    *newcomm = MPI_COMM_NULL;
-    if (errc e = check_root(c, root); e != errc::success) return e;
-    const core::info* in = nullptr;
-    std::string port;
-    if (c->rank == root) {
-      if (errc e = info_arg(info, &in); e != errc::success) return e;
-      if (!port_name) return core::error_set(errc::port, "NULL port_name at the root");
-      port = port_name;
-    }
-    core::comm* n = nullptr;
-    if (errc e = dynamic::connect(port, in, root, c, &n); e != errc::success) return e;
-    *newcomm = abi::to_handle(n);
-    return errc::success;
-  });
+  return meet("MPI_Comm_connect", port_name, info, root, comm, newcomm, dynamic::connect);
 }
 BATON_ALIAS(MPI_Comm_connect);
 

@@ -152,25 +152,34 @@ errc decode_group(const std::string& blob, std::vector<wire::member>* out) {
   return errc::success;
 }
 
-}  // namespace
-
-namespace wire {
-errc join_groups(comm* c, int root, const handshake_fn& handshake, comm** out) {
-  *out = nullptr;
-  const int tag = core::comm_next_tag(c);
+// Every member of c describes itself (identity, UCX address) to root, which gets the group's
+// description in *group (a 64-bit count, then the members in rank order).
+errc describe_group(comm* c, int root, int tag, std::string* group) {
   wire::member me;
   if (errc e = wire::self_member(&me); e != errc::success) return e;
   std::string rec;
   wire::put_member(rec, me);
   std::vector<std::string> recs;
   if (errc e = wire::gather_bytes(c, root, tag, rec, &recs); e != errc::success) return e;
+  if (c->rank == root) {
+    wire::put_u64(*group, uint64_t(c->size));
+    for (const std::string& r : recs) *group += r;
+  }
+  return errc::success;
+}
+
+}  // namespace
+
+namespace wire {
+errc join_groups(comm* c, int root, const handshake_fn& handshake, comm** out) {
+  *out = nullptr;
+  const int tag = core::comm_next_tag(c);
+  std::string group;
+  if (errc e = describe_group(c, root, tag, &group); e != errc::success) return e;
   // News from the root: error class, message, nonce, then the other group.
   std::string news;
   handshake_result hr;
   if (c->rank == root) {
-    std::string group;
-    wire::put_u64(group, uint64_t(c->size));
-    for (const std::string& r : recs) group += r;
     errc e = handshake(group, &hr);
     wire::put_u64(news, uint64_t(e));
     wire::put_u64(news, hr.nonce);
@@ -439,17 +448,10 @@ errc connect(const std::string& port, const info* in, int root, comm* c, comm** 
 
 errc introduce(comm* local, int leader, comm* peer, int remote_leader, int tag, std::vector<int>* remote) {
   const int t = core::comm_next_tag(local);
-  wire::member me;
-  if (errc e = wire::self_member(&me); e != errc::success) return e;
-  std::string rec;
-  wire::put_member(rec, me);
-  std::vector<std::string> recs;
-  if (errc e = wire::gather_bytes(local, leader, t, rec, &recs); e != errc::success) return e;
+  std::string group;
+  if (errc e = describe_group(local, leader, t, &group); e != errc::success) return e;
   std::string news;
   if (local->rank == leader) {
-    std::string group;
-    wire::put_u64(group, uint64_t(local->size));
-    for (const std::string& r : recs) group += r;
     // The leaders' swap: the user's tag on peer_comm, as the rest of MPI_Intercomm_create's.
     const core::datatype* bt = byte_type();
     core::request* s = nullptr;

@@ -115,6 +115,11 @@ errc fence() { return none(); }
 errc get(const std::string&, int, std::string&) { return none(); }
 errc finalize() { return none(); }
 void abort(int, const std::string&) {}
+// Dynamic processes (pmi_pmix_dynamic.cpp).
+errc spawn(const std::vector<pmi_spawn_app>&, const std::string&, std::vector<int>*) { return none(); }
+errc publish(const std::string&, const std::string&) { return none(); }
+errc unpublish(const std::string&) { return none(); }
+errc lookup(const std::string&, std::string*) { return none(); }
 }  // namespace baton::core::pmix
 
 #endif

@@ -99,19 +99,4 @@ errc lookup(const std::string& service, std::string* port) {
 
 }  // namespace baton::core::pmix
 
-#else
-
-namespace baton::core::pmix {
-namespace {
-errc none() {
-  return error_set(errc::unsupported_operation,
-                   "the launcher speaks PMIx, but this build of Baton has no libpmix (configure with libpmix-dev)");
-}
-}  // namespace
-errc spawn(const std::vector<pmi_spawn_app>&, const std::string&, std::vector<int>*) { return none(); }
-errc publish(const std::string&, const std::string&) { return none(); }
-errc unpublish(const std::string&) { return none(); }
-errc lookup(const std::string&, std::string*) { return none(); }
-}  // namespace baton::core::pmix
-
-#endif
+#endif  // BATON_HAVE_PMIX (the stubs without libpmix are in pmi_pmix.cpp)

@@ -7,21 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define CHECK(cond, ...)                                                        \
-  do {                                                                          \
-    if (!(cond)) {                                                              \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                      \
-      fprintf(stderr, __VA_ARGS__);                                             \
-      fprintf(stderr, "\n");                                                    \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                             \
-    }                                                                           \
-  } while (0)
-
-static int error_class(int rc) {
-  int c = rc;
-  MPI_Error_class(rc, &c);
-  return c;
-}
+#include "dynamic_test.h"
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);

@@ -8,15 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK(cond, ...)                                                        \
-  do {                                                                          \
-    if (!(cond)) {                                                              \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                      \
-      fprintf(stderr, __VA_ARGS__);                                             \
-      fprintf(stderr, "\n");                                                    \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                             \
-    }                                                                           \
-  } while (0)
+#include "dynamic_test.h"
 
 /* The checks both sides run on the intercommunicator; `parents` says which side this is. */
 static void exercise(MPI_Comm ic, int parents) {

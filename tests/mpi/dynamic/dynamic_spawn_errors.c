@@ -11,21 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK(cond, ...)                                                        \
-  do {                                                                          \
-    if (!(cond)) {                                                              \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                      \
-      fprintf(stderr, __VA_ARGS__);                                             \
-      fprintf(stderr, "\n");                                                    \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                             \
-    }                                                                           \
-  } while (0)
-
-static int error_class(int rc) {
-  int c = rc;
-  MPI_Error_class(rc, &c);
-  return c;
-}
+#include "dynamic_test.h"
 
 /* Spawns with one info key; checks the outcome's class and codes. Returns the intercomm. */
 static MPI_Comm try_spawn(const char* cmd, int n, const char* key, const char* value, int want_class) {

@@ -9,15 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define CHECK(cond, ...)                                                        \
-  do {                                                                          \
-    if (!(cond)) {                                                              \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                      \
-      fprintf(stderr, __VA_ARGS__);                                             \
-      fprintf(stderr, "\n");                                                    \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                             \
-    }                                                                           \
-  } while (0)
+#include "dynamic_test.h"
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);

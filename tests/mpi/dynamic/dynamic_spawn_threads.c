@@ -7,16 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dynamic_test.h"
+
 #define NTHREADS 3
-#define CHECK(cond, ...)                                                        \
-  do {                                                                          \
-    if (!(cond)) {                                                              \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                      \
-      fprintf(stderr, __VA_ARGS__);                                             \
-      fprintf(stderr, "\n");                                                    \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                             \
-    }                                                                           \
-  } while (0)
 
 static const char* self_path;
 static MPI_Comm comms[NTHREADS];
