@@ -76,6 +76,8 @@ struct spawn_command {
 // parent_forget).
 comm* parent();
 void parent_forget(comm* c);
+// MPI_Finalize: lets go of MPI_COMM_PARENT if the program did not free or disconnect it.
+void parent_release();
 // MPI_Finalize: says goodbye on every watched connection and closes the ports.
 void finalize();
 

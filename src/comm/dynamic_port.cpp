@@ -512,6 +512,7 @@ errc join(int fd, comm** out) {
 }
 
 void finalize() {
+  parent_release();
   {
     core::engine_guard lock;
     for (const watched& w : g_watches) {

@@ -183,4 +183,13 @@ void parent_forget(comm* c) {
   if (c == g_parent) g_parent = nullptr;
 }
 
+void parent_release() {
+  comm* p = nullptr;
+  {
+    std::lock_guard<std::mutex> g(g_parent_mu);
+    std::swap(p, g_parent);
+  }
+  if (p) p->release();  // MPI_COMM_PARENT the program never freed: ours since MPI_Init made it
+}
+
 }  // namespace baton::dynamic

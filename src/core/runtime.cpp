@@ -146,7 +146,7 @@ errc runtime_init(thread_level requested, thread_level* provided) {
   context_reserve(0);
   context_reserve(2);
   context_reserve(4);
-  context_reserve(6);  // connections between launches (src/comm/dynamic_connect.cpp)
+  context_reserve(span_context);  // agreements among processes of several launches (core/procs.hpp)
 
   if (errc e = p2p::engine_init(); e != errc::success) return e;
   R.active.store(true);

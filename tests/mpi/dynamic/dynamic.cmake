@@ -9,6 +9,25 @@ endif()
 add_mpi_test(NAME dynamic_spawn1 SOURCES dynamic_spawn.c NP 1 2 4 ARGS 1 TIMEOUT 60 LABELS dynamic)
 add_mpi_test(NAME dynamic_spawn4 SOURCES dynamic_spawn.c NP 1 2 ARGS 4 TIMEOUT 60 LABELS dynamic)
 add_mpi_test(NAME dynamic_spawn_grand SOURCES dynamic_spawn.c NP 2 ARGS 2 grand TIMEOUT 60 LABELS dynamic)
+# mpiexec's universe: --universe-size, and a hostfile's slots (every host this one); a hostfile
+# naming another host is a usage error (exit 2) with a message saying why.
+add_test(NAME dynamic_spawn_usize
+         COMMAND ${CMAKE_BINARY_DIR}/bin/mpiexec --universe-size 7 -n 2 --timeout 60
+                 $<TARGET_FILE:mpitest_dynamic_spawn1> 1)
+set_tests_properties(dynamic_spawn_usize PROPERTIES TIMEOUT 75 LABELS "mpi;dynamic" PROCESSORS 1
+                     ENVIRONMENT DYNAMIC_TEST_USIZE=7)
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/dynamic_hosts "# this host only\nlocalhost:3\n127.0.0.1 slots=2\n")
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/dynamic_hosts_other "localhost:2\nbaton-other-host.invalid:2\n")
+add_test(NAME dynamic_spawn_hostfile
+         COMMAND ${CMAKE_BINARY_DIR}/bin/mpiexec --hostfile ${CMAKE_CURRENT_BINARY_DIR}/dynamic_hosts -n 1
+                 --timeout 60 $<TARGET_FILE:mpitest_dynamic_spawn1> 2)
+set_tests_properties(dynamic_spawn_hostfile PROPERTIES TIMEOUT 75 LABELS "mpi;dynamic" PROCESSORS 1
+                     ENVIRONMENT DYNAMIC_TEST_USIZE=5)
+add_test(NAME dynamic_hostfile_other_host
+         COMMAND sh ${PROJECT_SOURCE_DIR}/tools/mpiexec/test/check.sh --rc 2
+                 --err "names host 'baton-other-host.invalid'"
+                 -- ${CMAKE_BINARY_DIR}/bin/mpiexec --hostfile ${CMAKE_CURRENT_BINARY_DIR}/dynamic_hosts_other -n 1 true)
+set_tests_properties(dynamic_hostfile_other_host PROPERTIES TIMEOUT 30 LABELS "mpi;dynamic" PROCESSORS 1)
 
 # Programs that two_launches.sh starts as two separate jobs (not through add_mpi_test).
 function(dynamic_program name)

@@ -2,11 +2,13 @@
  * program ("child" mode); both sides check data through the intercommunicator (point-to-point
  * both ways, bcast from a parent root, allreduce across the groups), then after
  * MPI_Intercomm_merge (sizes, order, allreduce, barrier), then disconnect.
- *   dynamic_spawn NCHILDREN [grand]   "grand": each child job spawns one grandchild too. */
+ *   dynamic_spawn NCHILDREN [grand]   "grand": each child job spawns one grandchild too.
+ * DYNAMIC_TEST_USIZE=N: MPI_UNIVERSE_SIZE must be N (mpiexec --universe-size, --hostfile). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dynamic_test.h"
 
@@ -68,6 +70,28 @@ static void exercise(MPI_Comm ic, int parents) {
   free(all);
   MPI_Barrier(merged);
   MPI_Comm_free(&merged);
+  /* Names through the launcher across generations: the children's rank 0 publishes a service,
+   * the parents' rank 0 looks it up (Baton's mpiexec forwards a nested launcher's requests to
+   * the first one), then the children unpublish it. */
+  char service[64], port[MPI_MAX_PORT_NAME];
+  int pid = (int)getpid();
+  if (!parents && rank == 0) {
+    snprintf(service, sizeof service, "baton-child-%d", pid);
+    snprintf(port, sizeof port, "fake-port-%d", pid);
+    CHECK(MPI_Publish_name(service, MPI_INFO_NULL, port) == MPI_SUCCESS, "child: publish");
+    MPI_Send(&pid, 1, MPI_INT, 0, 11, ic);
+  }
+  if (parents && rank == 0) {
+    int cpid;
+    MPI_Recv(&cpid, 1, MPI_INT, 0, 11, ic, MPI_STATUS_IGNORE);
+    snprintf(service, sizeof service, "baton-child-%d", cpid);
+    char want[64];
+    snprintf(want, sizeof want, "fake-port-%d", cpid);
+    CHECK(MPI_Lookup_name(service, MPI_INFO_NULL, port) == MPI_SUCCESS && strcmp(port, want) == 0,
+          "parent: lookup of the child's service gave '%s'", port);
+  }
+  MPI_Barrier(ic);
+  if (!parents && rank == 0) CHECK(MPI_Unpublish_name(service, MPI_INFO_NULL, port) == MPI_SUCCESS, "unpublish");
 }
 
 int main(int argc, char** argv) {
@@ -85,6 +109,10 @@ int main(int argc, char** argv) {
     int found = 0;
     MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &flag, &found);
     CHECK(found && *flag >= wsize, "MPI_UNIVERSE_SIZE %d (found %d)", found ? *flag : -1, found);
+    /* Set by the tests that give mpiexec --universe-size or a hostfile. */
+    if (getenv("DYNAMIC_TEST_USIZE"))
+      CHECK(*flag == atoi(getenv("DYNAMIC_TEST_USIZE")), "MPI_UNIVERSE_SIZE %d, expected %s", *flag,
+            getenv("DYNAMIC_TEST_USIZE"));
     char* cargv[] = {argv[1], "child", grand ? "grand" : NULL, NULL};
     int* codes = malloc(n * sizeof(int));
     for (int i = 0; i < n; ++i) codes[i] = -1;
