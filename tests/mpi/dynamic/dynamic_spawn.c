@@ -69,6 +69,21 @@ static void exercise(MPI_Comm ic, int parents) {
   for (int i = 0; i < msize; ++i) CHECK(all[i] == i, "merged allgather[%d] = %d", i, all[i]);
   free(all);
   MPI_Barrier(merged);
+  /* Processes of two launches never share Baton's shared memory: MPI_COMM_TYPE_SHARED keeps each
+   * launch apart, and a shared window over both is refused. */
+  MPI_Comm shared;
+  MPI_Comm_split_type(merged, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared);
+  int side = parents, sides[2] = {0, 0};
+  MPI_Allreduce(&side, &sides[0], 1, MPI_INT, MPI_MIN, shared);
+  MPI_Allreduce(&side, &sides[1], 1, MPI_INT, MPI_MAX, shared);
+  CHECK(sides[0] == sides[1], "MPI_COMM_TYPE_SHARED put parents and children together");
+  MPI_Comm_free(&shared);
+  MPI_Comm_set_errhandler(merged, MPI_ERRORS_RETURN);
+  void* base = NULL;
+  MPI_Win win = MPI_WIN_NULL;
+  int rc = MPI_Win_allocate_shared(64, 1, MPI_INFO_NULL, merged, &base, &win);
+  CHECK(error_class(rc) == MPI_ERR_RMA_SHARED, "a shared window over two launches gave class %d",
+        error_class(rc));
   MPI_Comm_free(&merged);
   /* Names through the launcher across generations: the children's rank 0 publishes a service,
    * the parents' rank 0 looks it up (Baton's mpiexec forwards a nested launcher's requests to
