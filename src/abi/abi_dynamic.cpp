@@ -55,7 +55,7 @@ int spawn_common(const char* fn, const std::vector<dynamic::spawn_command>& cmds
     core::comm* n = nullptr;
     // A root whose own arguments are wrong still takes part: every process gets its error.
     errc e = dynamic::spawn(cmds, root, c, root_error, &n, &codes);
-    if (errcodes != MPI_ERRCODES_IGNORE) std::memcpy(errcodes, codes.data(), codes.size() * sizeof(int));
+    if (errcodes != MPI_ERRCODES_IGNORE && !codes.empty()) std::memcpy(errcodes, codes.data(), codes.size() * sizeof(int));
     if (e != errc::success) return e;
     *intercomm = abi::to_handle(n);
     return errc::success;

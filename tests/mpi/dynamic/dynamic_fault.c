@@ -51,6 +51,7 @@ int main(int argc, char** argv) {
       return 1;
     }
     if (rank == 0) printf("parents leave\n");
+    MPI_Comm_free(&ic);  /* not disconnect: that would wait for nothing, but the point is leaving */
     MPI_Finalize();
     return 0;
   }
