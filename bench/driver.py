@@ -59,6 +59,8 @@ BENCHMARKS = [
     Bench("comm_create", 2, "us", "lower", "Communicator creation + free (max over ranks)", "log", series=True),
     Bench("queue_ring", 2, "us", "lower", "Example 13.1 ring per iteration (queue / Startall / Isend) and "
           "matched-send ping-pong", "log", series=True),
+    Bench("dynamic", 2, "us", "lower", "Dynamic processes: spawn until the merged barrier, connect until the "
+          "first message", "log", series=True),
 ]
 
 UNIT_LABEL = {"us": "µs", "GB/s": "GB/s", "MB/s": "MB/s", "pct": "% overlap"}
@@ -89,6 +91,10 @@ BENCH_NOTES = {
     "persistent requests. pingpong.*: half round trip with persistent matched requests (Baton only), plain "
     "persistent requests, and Irecv/Isend. ring.queue.paired / ring.startall.paired: the queue and Startall "
     "rings with their batches alternating (same machine phase for both; their ratio is the queue's cost).",
+    "dynamic": "spawn1 / spawn4: MPI_Comm_spawn of 1 / 4 children by 2 parents, then MPI_Intercomm_merge and a "
+    "barrier on the merged communicator (slowest parent, from the call until the barrier is over). connect: "
+    "MPI_Comm_connect to a port of the other rank (MPI_COMM_SELF on each side) and one 8-byte round trip. "
+    "Median of the timed repetitions; listed at 0 B.",
     "coll_overlap": "overlap = 100 x (t_pure + t_cpu - t_ovrl) / min(t_pure, t_cpu), clamped to 0..100, "
     "with t_cpu calibrated to about t_pure. `busy`: a compute loop; `idle`: nanosleep (the application "
     "waits without the CPU). t_pure, t_cpu and t_ovrl per launch are in the logs "

@@ -20,6 +20,8 @@
 #include <cstring>
 
 #include "abi/abi.hpp"
+#include "comm/dynamic.hpp"
+#include "core/procs.hpp"
 #include "abi/abi_coll.hpp"
 #include "coll/schedule.hpp"
 #include "abi/abi_objects.hpp"
@@ -479,8 +481,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
   }
   return call(fn, c, [&] {
     if (errc e = non_null(newcomm, "newcomm pointer"); e != errc::success) return e;
-    const core::runtime& R = core::rt();
-    int color = R.host_color;  // one color per host
+    int color = core::host_key();  // one color per host (and launch: core/procs.hpp)
     if (split_type == MPI_UNDEFINED || split_type == MPI_COMM_TYPE_RESOURCE_GUIDED) color = MPI_UNDEFINED;
     if (split_type == MPI_COMM_TYPE_HW_GUIDED) {
       const std::string* v = in ? in->find("mpi_hw_resource_type") : nullptr;
@@ -558,6 +559,7 @@ int PMPI_Comm_free(MPI_Comm* comm) {
     return abi::raise("MPI_Comm_free", c, errc::comm);
   }
   if (errc e = delete_all(c); e != errc::success) return abi::raise("MPI_Comm_free", c, e);
+  dynamic::parent_forget(c);
   c->magic = 0x46524545;  // the handle is dead even while pending operations keep the object
   c->release();
   *comm = MPI_COMM_NULL;
@@ -601,6 +603,7 @@ int PMPI_Comm_disconnect(MPI_Comm* comm) {
     return delete_all(c);
   });
   if (e != errc::success) return abi::raise(fn, c, e);
+  dynamic::parent_forget(c);
   c->magic = 0x46524545;
   c->release();
   *comm = MPI_COMM_NULL;
@@ -608,7 +611,9 @@ int PMPI_Comm_disconnect(MPI_Comm* comm) {
 }
 BATON_ALIAS(MPI_Comm_disconnect);
 
-// Baton has no MPI_Comm_spawn: no process is ever started as a child, so none has a parent.
+// The intercommunicator to the parents of a process started by MPI_Comm_spawn (made in MPI_Init,
+// src/comm/dynamic_spawn.cpp); MPI_COMM_NULL for other processes and once it was freed or
+// disconnected.
 int PMPI_Comm_get_parent(MPI_Comm* parent) {
   const char* fn = "MPI_Comm_get_parent";
   if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
@@ -616,7 +621,8 @@ int PMPI_Comm_get_parent(MPI_Comm* parent) {
     (void)core::error_set(errc::arg, "NULL parent pointer");
     return abi::raise(fn, nullptr, errc::arg);
   }
-  *parent = MPI_COMM_NULL;
+  core::comm* p = dynamic::parent();
+  *parent = p ? abi::to_handle(p) : MPI_COMM_NULL;
   return MPI_SUCCESS;
 }
 BATON_ALIAS(MPI_Comm_get_parent);

@@ -19,7 +19,8 @@ static_assert(int(errc::buffer) == MPI_ERR_BUFFER && int(errc::count) == MPI_ERR
               int(errc::info_key) == MPI_ERR_INFO_KEY &&
               int(errc::info_nokey) == MPI_ERR_INFO_NOKEY && int(errc::info_value) == MPI_ERR_INFO_VALUE &&
               int(errc::info) == MPI_ERR_INFO && int(errc::keyval) == MPI_ERR_KEYVAL &&
-              int(errc::name) == MPI_ERR_NAME && int(errc::no_mem) == MPI_ERR_NO_MEM &&
+              int(errc::name) == MPI_ERR_NAME && int(errc::port) == MPI_ERR_PORT &&
+              int(errc::service) == MPI_ERR_SERVICE && int(errc::spawn) == MPI_ERR_SPAWN && int(errc::no_mem) == MPI_ERR_NO_MEM &&
               int(errc::not_same) == MPI_ERR_NOT_SAME &&
               int(errc::unsupported_operation) == MPI_ERR_UNSUPPORTED_OPERATION &&
               int(errc::proc_aborted) == MPI_ERR_PROC_ABORTED &&

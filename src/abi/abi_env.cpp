@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "abi/abi.hpp"
+#include "comm/dynamic.hpp"
 #include "abi/abi_objects.hpp"
 #include "abi/abi_tool.hpp"
 #include "comm/runtime_hooks.hpp"
@@ -52,6 +53,8 @@ int init_common(int required, int* provided) {
   core::thread_level got;
   errc e = comm::runtime_hooks_install();
   if (e == errc::success) e = core::runtime_acquire(true, level_from_mpi(required), &got);
+  // A spawned process meets its parents (MPI_Comm_get_parent); nothing for others.
+  if (e == errc::success) e = abi::run_guarded([] { return dynamic::init_parent(); });
   if (e != errc::success) {
     std::fprintf(stderr, "Baton: MPI_Init failed: %s: %s\n", core::errc_name(e), core::error_message().c_str());
     core::runtime_abort(1, "MPI_Init failed");
@@ -84,6 +87,7 @@ int PMPI_Finalize(void) {
   }
   return call("MPI_Finalize", nullptr, [] {
     if (errc e = abi::comm_finalize_attributes(); e != errc::success) return e;
+    dynamic::finalize();  // goodbye to connected launches, ports closed
     return core::runtime_release(true);  // sessions still alive keep the runtime up
   });
 }

@@ -23,6 +23,7 @@
 #include <string>
 
 #include "abi/abi.hpp"
+#include "core/procs.hpp"
 #include "abi/abi_objects.hpp"
 #include "comm/comm.hpp"
 #include "comm/runtime_hooks.hpp"

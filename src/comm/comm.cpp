@@ -2,9 +2,11 @@
 // create_from_group (see comm.hpp). Intercommunicators are in intercomm.cpp.
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
 #include "coll/among.hpp"
 #include "comm/comm.hpp"
+#include "core/procs.hpp"
 #include "core/runtime.hpp"
 
 namespace baton::comm {
@@ -68,8 +70,17 @@ errc comm_create_group(comm* parent, const std::vector<int>& members, int tag, c
   return errc::success;
 }
 
-errc comm_create_from_group(const std::vector<int>& members, int tag, uint64_t key, comm** out) {
+errc comm_create_from_group(const std::vector<int>& world_members, int tag, uint64_t key, comm** out) {
   comm* parent = rt().processes;
+  // Members of other launches (core/procs.hpp) are not in rt().processes: agree over a span of
+  // exactly the members instead (its ranks are their positions).
+  std::unique_ptr<comm> span;
+  std::vector<int> members = world_members;
+  if (procs_any_foreign(world_members)) {
+    span.reset(procs_span(world_members));
+    parent = span.get();
+    for (size_t i = 0; i < members.size(); ++i) members[i] = int(i);
+  }
   const int me = comm_rank_of_world(parent, rt().world_rank);
   int idx = -1;
   for (size_t i = 0; i < members.size(); ++i)
@@ -90,18 +101,18 @@ errc comm_create_from_group(const std::vector<int>& members, int tag, uint64_t k
       return error_set(errc::not_same,
                        "the members of the group did not all pass the same string tag and group: process %d "
                        "(group rank %d) differs from group rank 0",
-                       members[size_t(bad)], bad);
+                       world_members[size_t(bad)], bad);
   }
   uint32_t ctx = 0;
   if (errc e = comm_agree_context_among(parent, members, t, &ctx); e != errc::success) return e;
-  *out = comm_make(parent, ctx, members);
+  *out = comm_make(rt().processes, ctx, world_members);
   return errc::success;
 }
 
 errc comm_create_from_stringtag(const std::vector<int>& members, const char* stringtag, size_t len, comm** out) {
   const int tag = int(fnv1a(stringtag, len, fnv_offset) & 0x3fffffffu);
   uint64_t key = fnv1a(stringtag, len + 1, fnv_offset ^ 0x5e55109ull);
-  key = fnv1a(members.data(), members.size() * sizeof(int), key);
+  key = core::procs_digest(members.data(), members.size(), key);  // by identity (core/procs.hpp)
   return comm_create_from_group(members, tag, key, out);
 }
 

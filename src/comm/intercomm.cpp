@@ -14,7 +14,9 @@
 
 #include "coll/among.hpp"
 #include "comm/comm.hpp"
+#include "comm/dynamic.hpp"
 #include "core/datatype.hpp"
+#include "core/procs.hpp"
 #include "core/runtime.hpp"
 #include "p2p/p2p.hpp"
 
@@ -85,7 +87,8 @@ std::vector<int> iota_ranks(int n) {
 // other groups, or with another salt, seldom share it; when they do, the key check in
 // comm_create_from_group still keeps them apart).
 errc bridge_build(const std::vector<int>& members, uint64_t salt, comm** out) {
-  const uint64_t h = fnv1a(members.data(), members.size() * sizeof(int), fnv_offset ^ salt);
+  // By identity, not index: members of other launches number the processes differently.
+  const uint64_t h = procs_digest(members.data(), members.size(), fnv_offset ^ salt);
   const int tag = int(h & 0x3fffffffu);
   const uint64_t key = fnv1a(&h, sizeof h, fnv_offset ^ 0x1e7e4c0ull);
   return comm_create_from_group(members, tag, key, out);
@@ -99,13 +102,17 @@ int overlap(const std::vector<int>& a, const std::vector<int>& b) {
 }
 
 // The local leader's exchange with the remote leader over peer_comm's point-to-point context,
-// with the user's tag: first (group size, leader's index, local_comm's context), then the group's
-// world ranks.
+// with the user's tag: first (group size, leader's index, local_comm's context, whether the groups
+// span launches), then the group's processes by identity (core/procs.hpp: the remote leader may
+// belong to another launch, which numbers processes differently), turned back into indices here.
+// When either side spans launches (*introduce), the processes may not know each other yet: the
+// identities then come with UCX addresses from dynamic::introduce, after the leaders' news.
 errc leader_exchange(comm* local, int leader, comm* peer, int remote_leader, int tag, std::vector<int32_t>* remote,
-                     int32_t* remote_leader_index, uint32_t* remote_ctx) {
+                     int32_t* remote_leader_index, uint32_t* remote_ctx, int32_t* introduce) {
   const datatype* bt = byte_type();
-  const int32_t mine[3] = {local->size, leader, int32_t(local->ctx)};
-  int32_t theirs[3] = {0, 0, 0};
+  const int32_t spans = procs_any_foreign(local->world) || proc_foreign(peer->world[size_t(remote_leader)]);
+  const int32_t mine[4] = {local->size, leader, int32_t(local->ctx), spans};
+  int32_t theirs[4] = {0, 0, 0, 0};
   auto swap = [&](const void* out, size_t obytes, void* in, size_t ibytes) {
     request* s = nullptr;
     errc e = p2p::isend(out, int64_t(obytes), bt, remote_leader, tag, peer, send_mode::standard, &s);
@@ -121,12 +128,24 @@ errc leader_exchange(comm* local, int leader, comm* peer, int remote_leader, int
                      "message with tag %d pending on peer_comm?",
                      theirs[0], theirs[1], tag);
   remote->resize(size_t(theirs[0]));
-  if (errc e = swap(local->world.data(), local->world.size() * sizeof(int), remote->data(),
-                    remote->size() * sizeof(int32_t));
-      e != errc::success)
-    return e;
   *remote_leader_index = theirs[1];
   *remote_ctx = uint32_t(theirs[2]);
+  *introduce = spans || theirs[3];
+  if (*introduce) return errc::success;
+  std::vector<proc_id> mine_ids(local->world.size()), their_ids(remote->size());
+  for (size_t i = 0; i < mine_ids.size(); ++i) mine_ids[i] = proc_identity(local->world[i]);
+  if (errc e = swap(mine_ids.data(), mine_ids.size() * sizeof(proc_id), their_ids.data(),
+                    their_ids.size() * sizeof(proc_id));
+      e != errc::success)
+    return e;
+  for (size_t i = 0; i < their_ids.size(); ++i) {
+    (*remote)[i] = proc_index(their_ids[i].job, their_ids[i].rank);
+    if ((*remote)[i] < 0)
+      return error_set(errc::intern,
+                       "process %zu of the remote group belongs to a launch this process is not connected to "
+                       "(an intercommunicator needs every pair of its processes connected)",
+                       i);
+  }
   std::vector<int> rw(remote->begin(), remote->end());
   if (int w = overlap(local->world, rw); w >= 0)
     return error_set(errc::arg,
@@ -143,6 +162,7 @@ struct leader_news {
   int32_t remote_leader;  // index of the remote leader in the remote group
   int32_t tag;
   uint32_t remote_ctx;  // the remote group's local_comm context
+  int32_t introduce;  // the groups span launches: identities and addresses come from dynamic::introduce
   char message[192];  // the leader's error message
 };
 
@@ -156,7 +176,8 @@ errc intercomm_create(comm* local, int leader, comm* peer, int remote_leader, in
   if (am_leader) {
     errc e = leader_error;
     if (e == errc::success)
-      e = leader_exchange(local, leader, peer, remote_leader, tag, &remote, &news.remote_leader, &news.remote_ctx);
+      e = leader_exchange(local, leader, peer, remote_leader, tag, &remote, &news.remote_leader, &news.remote_ctx,
+                          &news.introduce);
     news.error = int32_t(e);
     news.remote_size = int32_t(remote.size());
     news.tag = tag;
@@ -174,11 +195,24 @@ errc intercomm_create(comm* local, int leader, comm* peer, int remote_leader, in
     return error_set(errc(news.error), "the local leader (rank %d of local_comm) failed: %s", leader, news.message);
   }
   remote.resize(size_t(news.remote_size));
-  if (errc e = coll::bcast_among(local, order, me, t, remote.data(), remote.size() * sizeof(int32_t)); e != errc::success)
+  if (news.introduce) {
+    std::vector<int> idx;
+    if (errc e = dynamic::introduce(local, leader, peer, remote_leader, tag, &idx); e != errc::success) return e;
+    if (idx.size() != remote.size())
+      return error_set(errc::intern, "the remote leader described %zu processes, then %zu", remote.size(), idx.size());
+    remote.assign(idx.begin(), idx.end());
+    if (int w = overlap(local->world, idx); w >= 0)
+      return error_set(errc::arg,
+                       "the local and remote groups overlap (process %d is in both): the groups of an "
+                       "intercommunicator must be disjoint",
+                       w);
+  } else if (errc e = coll::bcast_among(local, order, me, t, remote.data(), remote.size() * sizeof(int32_t));
+             e != errc::success) {
     return e;
+  }
   const int local_leader_world = local->world_rank(leader);
   const int remote_leader_world = remote[size_t(news.remote_leader)];
-  const bool local_first = local_leader_world < remote_leader_world;
+  const bool local_first = proc_before(local_leader_world, remote_leader_world);
   std::vector<int> members;
   members.reserve(local->world.size() + remote.size());
   if (local_first) members.insert(members.end(), local->world.begin(), local->world.end());
@@ -207,12 +241,12 @@ errc intercomm_create_from_groups(const std::vector<int>& local, int local_leade
                      "local_group and remote_group overlap (world rank %d is in both): the groups of an "
                      "intercommunicator must be disjoint",
                      w);
-  const bool local_first = local[size_t(local_leader)] < remote[size_t(remote_leader)];
+  const bool local_first = proc_before(local[size_t(local_leader)], remote[size_t(remote_leader)]);
   const std::vector<int>& a = local_first ? local : remote;
   const std::vector<int>& b = local_first ? remote : local;
   std::vector<int> members(a);
   members.insert(members.end(), b.begin(), b.end());
-  const uint64_t k = fnv1a(members.data(), members.size() * sizeof(int), key);
+  const uint64_t k = procs_digest(members.data(), members.size(), key);
   comm* bridge = nullptr;
   if (errc e = comm_create_from_group(members, tag, k, &bridge); e != errc::success) return e;
   *out = inter_from_bridge(bridge, int(a.size()), bridge->eh);

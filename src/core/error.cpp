@@ -54,6 +54,9 @@ const char* errc_name(errc code) {
     case errc::info: return "MPI_ERR_INFO";
     case errc::keyval: return "MPI_ERR_KEYVAL";
     case errc::name: return "MPI_ERR_NAME";
+    case errc::port: return "MPI_ERR_PORT";
+    case errc::service: return "MPI_ERR_SERVICE";
+    case errc::spawn: return "MPI_ERR_SPAWN";
     case errc::no_mem: return "MPI_ERR_NO_MEM";
     case errc::not_same: return "MPI_ERR_NOT_SAME";
     case errc::unsupported_operation: return "MPI_ERR_UNSUPPORTED_OPERATION";
@@ -106,6 +109,9 @@ const char* errc_description(errc code) {
     case errc::info: return "invalid info object";
     case errc::keyval: return "invalid key value";
     case errc::name: return "invalid name";
+    case errc::port: return "invalid port name";
+    case errc::service: return "invalid service name";
+    case errc::spawn: return "error spawning processes";
     case errc::no_mem: return "out of memory";
     case errc::not_same: return "collective argument not identical on all processes";
     case errc::unsupported_operation: return "unsupported operation";

@@ -64,7 +64,6 @@ std::string pmi2_field(const std::string& cmd, const std::string& key) {
   return {};
 }
 
-namespace {
 std::string pmi2_escape(const std::string& v) {
   std::string o;
   for (char c : v) {
@@ -73,7 +72,6 @@ std::string pmi2_escape(const std::string& v) {
   }
   return o;
 }
-}  // namespace
 
 errc pmi_client::read_line(std::string& line) {
   for (;;) {

@@ -10,12 +10,23 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/error.hpp"
 
 namespace baton::core {
 
 enum class pmi_kind { singleton, pmi1, pmi2, pmix };
+
+// One program of a spawn request (MPI_Comm_spawn_multiple's command i): `info` holds the keys the
+// launcher is asked to apply (host, hostfile, wdir), already checked by the caller.
+struct pmi_spawn_app {
+  std::string command;
+  std::vector<std::string> argv;  // without the command itself
+  int maxprocs = 0;
+  std::vector<std::pair<std::string, std::string>> info;
+};
 
 class pmi_client {
  public:
@@ -32,6 +43,20 @@ class pmi_client {
   [[nodiscard]] errc finalize();
   // Asks the launcher to end the whole job with exit code `code`; does not return if it works.
   void abort(int code, const std::string& message);
+
+  // Dynamic processes (pmi_dynamic.cpp). spawn asks the launcher to start the apps as one new
+  // launch whose processes find `value` under `key` (spawned_value); errcodes gets one entry per
+  // process asked for (0: started). errc::spawn with the launcher's answer when it refuses or
+  // cannot spawn at all (a singleton, Slurm's PMI-2).
+  [[nodiscard]] errc spawn(const std::vector<pmi_spawn_app>& apps, const std::string& key, const std::string& value,
+                           std::vector<int>* errcodes);
+  // The launcher's name service: errc::name when a service is not published (lookup, unpublish),
+  // errc::unsupported_operation when the launcher has none (a singleton).
+  [[nodiscard]] errc publish(const std::string& service, const std::string& port);
+  [[nodiscard]] errc unpublish(const std::string& service);
+  [[nodiscard]] errc lookup(const std::string& service, std::string* port);
+  // What the launch that spawned this one left under `key`; empty when this launch was not spawned.
+  [[nodiscard]] errc spawned_value(const std::string& key, std::string* value);
 
   int rank() const { return rank_; }
   int size() const { return size_; }
@@ -69,6 +94,8 @@ class pmi_client {
 std::string pmi_field(const std::string& line, const std::string& key);
 // Value of `key` in a PMI-2 command "cmd=x;key=value;..." (";;" stands for ';'); empty if absent.
 std::string pmi2_field(const std::string& cmd, const std::string& key);
+// A PMI-2 value with ';' doubled.
+std::string pmi2_escape(const std::string& v);
 
 // PMIx through libpmix (pmi_pmix.cpp); each returns errc::unsupported_operation when Baton was
 // built without libpmix.
@@ -79,6 +106,12 @@ errc fence();
 errc get(const std::string& key, int owner, std::string& value);
 errc finalize();
 void abort(int code, const std::string& message);
+// Dynamic processes (pmi_pmix_dynamic.cpp). spawn puts env ("NAME=value") into every new process's
+// environment.
+errc spawn(const std::vector<pmi_spawn_app>& apps, const std::string& env, std::vector<int>* errcodes);
+errc publish(const std::string& service, const std::string& port);
+errc unpublish(const std::string& service);
+errc lookup(const std::string& service, std::string* port);
 }  // namespace pmix
 
 }  // namespace baton::core

@@ -17,12 +17,13 @@ errc fail(const char* what, pmix_status_t st) {
   return error_set(errc::intern, "PMIx: %s failed: %s", what, PMIx_Error_string(st));
 }
 
-// A job-level value of this namespace (rank wildcard) as an integer; fallback when absent.
-int job_int(const char* key, int fallback) {
+// A value of this namespace as an integer (rank: PMIX_RANK_WILDCARD for a job-level one, else
+// a process's own); fallback when absent.
+int job_int(const char* key, int fallback, pmix_rank_t rank = PMIX_RANK_WILDCARD) {
   pmix_proc_t wild;
   PMIX_PROC_CONSTRUCT(&wild);
   std::memcpy(wild.nspace, g_me.nspace, sizeof wild.nspace);
-  wild.rank = PMIX_RANK_WILDCARD;
+  wild.rank = rank;
   pmix_value_t* v = nullptr;
   if (PMIx_Get(&wild, key, nullptr, 0, &v) != PMIX_SUCCESS || !v) return fallback;
   int out = fallback;
@@ -44,7 +45,8 @@ errc init(int* rank, int* size, int* appnum, int* universe, std::string* nspace)
   *rank = static_cast<int>(g_me.rank);
   *size = job_int(PMIX_JOB_SIZE, -1);
   if (*size <= 0) return error_set(errc::intern, "PMIx: the server gave no job size (PMIX_JOB_SIZE)");
-  *appnum = job_int(PMIX_APPNUM, 0);
+  // MPI_APPNUM is the process's own program (an MPMD launch or MPI_Comm_spawn_multiple has several).
+  *appnum = job_int(PMIX_APPNUM, job_int(PMIX_APPNUM, 0), g_me.rank);
   *universe = job_int(PMIX_UNIV_SIZE, *size);
   *nspace = g_me.nspace;
   return errc::success;
@@ -113,6 +115,11 @@ errc fence() { return none(); }
 errc get(const std::string&, int, std::string&) { return none(); }
 errc finalize() { return none(); }
 void abort(int, const std::string&) {}
+// Dynamic processes (pmi_pmix_dynamic.cpp).
+errc spawn(const std::vector<pmi_spawn_app>&, const std::string&, std::vector<int>*) { return none(); }
+errc publish(const std::string&, const std::string&) { return none(); }
+errc unpublish(const std::string&) { return none(); }
+errc lookup(const std::string&, std::string*) { return none(); }
 }  // namespace baton::core::pmix
 
 #endif

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <string>
 
+#include "core/procs.hpp"
 #include "core/progress.hpp"
 
 namespace baton::core {
@@ -153,11 +154,13 @@ errc runtime_init(thread_level requested, thread_level* provided) {
   R.local_of_world.assign(static_cast<size_t>(R.world_size), -1);
   R.world_of_local.clear();
   const std::string mine = hex(R.hostname);
+  std::string first_host;
   for (int r = 0; r < R.world_size; ++r) {
     std::string h = mine;
     if (r != R.world_rank) {
       if (errc e = R.pmi.get("baton.host." + std::to_string(r), h, r); e != errc::success) return e;
     }
+    if (r == 0) first_host = h;
     if (h == mine) {
       R.local_of_world[static_cast<size_t>(r)] = static_cast<int>(R.world_of_local.size());
       R.world_of_local.push_back(r);
@@ -167,6 +170,7 @@ errc runtime_init(thread_level requested, thread_level* provided) {
   R.host_color = R.world_of_local[0];
   R.host_ranks = static_cast<int>(R.world_of_local.size());
   if (errc e = choose_transports(R); e != errc::success) return e;
+  procs_init(R.pmi.kvsname(), first_host);
 
   R.level = capped_level(requested);
   *provided = R.level;
@@ -184,6 +188,7 @@ errc runtime_init(thread_level requested, thread_level* provided) {
   context_reserve(0);
   context_reserve(2);
   context_reserve(4);
+  context_reserve(span_context);  // agreements among processes of several launches (core/procs.hpp)
 
   if (errc e = g_hooks.init_all(); e != errc::success) return e;
   R.active.store(true);

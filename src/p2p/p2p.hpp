@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "core/error.hpp"
 #include "core/request.hpp"
@@ -174,3 +175,14 @@ namespace baton::p2p {
 // of each listed rank of this host (indices on the host) that sleeps waiting for progress.
 void wake_local_ranks(const uint32_t* locals, int n);
 }  // namespace baton::p2p
+
+namespace baton::p2p::remote {
+// Processes of other launches (dynamic processes, core/procs.hpp) are reached through the UCX
+// transport (src/transport/ucx/), whatever host they are on. dyn_init makes its worker if the
+// launch did not (errc::unsupported_operation in a build without UCX); dyn_address gives the
+// worker's address (bytes) for a connection handshake; dyn_add_peer records a registered process's
+// address (first one wins) and delivers what it sent before this process knew it.
+[[nodiscard]] errc dyn_init();
+[[nodiscard]] errc dyn_address(std::string& out);
+void dyn_add_peer(int index, const std::string& address);
+}  // namespace baton::p2p::remote

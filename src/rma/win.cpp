@@ -21,6 +21,7 @@
 #include "coll/among.hpp"
 #include "core/comm.hpp"
 #include "core/datatype.hpp"
+#include "core/procs.hpp"
 #include "core/progress.hpp"
 #include "core/request.hpp"
 #include "core/runtime.hpp"
@@ -189,9 +190,9 @@ errc win_create(core::comm* wc, core::comm* hc, flavor fl, void* base, int64_t b
     w->base = base;
   }
   w->bytes = std::max<int64_t>(bytes, 0);
-  // Every member's size, displacement unit and host (the lowest world rank on it).
+  // Every member's size, displacement unit and host (core::host_key: host and launch).
   constexpr int K = 5;
-  int64_t mine[K] = {bytes, disp_unit, core::rt().host_color, int64_t(getpid()),
+  int64_t mine[K] = {bytes, disp_unit, core::host_key(), int64_t(getpid()),
                      int64_t(reinterpret_cast<uintptr_t>(w->base))};
   std::vector<int64_t> all(size_t(K * w->size));
   std::vector<int> m(size_t(w->size));
@@ -207,15 +208,15 @@ errc win_create(core::comm* wc, core::comm* hc, flavor fl, void* base, int64_t b
       const int64_t* x = &all[size_t(K * r)];
       w->sizes[size_t(r)] = x[0];
       w->disp_units[size_t(r)] = x[1];
-      w->same_host[size_t(r)] = x[2] == core::rt().host_color;
+      w->same_host[size_t(r)] = x[2] == core::host_key();
       w->pids[size_t(r)] = x[3];
       w->bases[size_t(r)] = x[4];
       if (x[0] < 0 && e == errc::success)
         e = core::error_set(errc::no_mem, "rank %d could not allocate its window memory", r);
       if (fl == flavor::shared && x[2] != all[2] && e == errc::success)
         e = core::error_set(errc::rma_shared,
-                            "the communicator spans more than one host (rank %d is not on rank 0's host): a shared "
-                            "window needs every member on one host",
+                            "the communicator spans more than one host or launch (rank %d is not on rank 0's host, "
+                            "or belongs to another launch): a shared window needs every member on one host",
                             r);
     }
   }

@@ -149,7 +149,19 @@ bool job::job_setup() {
   h.warn = [this](int r, std::string_view what) {
     job_say("mpiexec: rank " + std::to_string(r) + ": " + std::string(what));
   };
+  h.spawn = [this](int r, const spawn_request& q) { spawn_->spawn_start(r, q); };
+  h.names = [this](int r, std::string_view line) { spawn_->names(r, line); };
+  spawn_manager::hooks sh;
+  sh.reply = [this](int r, std::string line) { pmi_->reply(r, std::move(line)); };
+  sh.fail = [this](int code, const std::string& message) { job_fail(code, message); };
+  sh.say = [this](const std::string& line) { job_say(line); };
+  spawn_ = std::make_unique<spawn_manager>(opts_, std::move(sh));
   pmi_ = std::make_unique<pmi_server>(opts_.np, "kvs_" + jobid_, std::move(h));
+  pmi_->set_universe_size(opts_.universe_size);
+  for (const auto& [k, v] : opts_.preput) pmi_->preput(k, v);
+  for (size_t a = 0; a < opts_.apps.size(); ++a)
+    for (int k = 0; k < opts_.apps[a].np; ++k) rank_app_.push_back(static_cast<int>(a));
+  for (int r = 0; r < opts_.np; ++r) pmi_->set_appnum(r, rank_app_[static_cast<size_t>(r)]);
 
   if (opts_.timeout_s > 0)
     timeout_at_ = clock::now() + std::chrono::duration_cast<clock::duration>(
@@ -167,10 +179,13 @@ bool job::job_spawn_all() {
     base.push_back(lead + value);
   }
   std::string n = std::to_string(opts_.np);
+  const std::string usize = std::to_string(opts_.universe_size > 0 ? opts_.universe_size : opts_.np);
 
-  std::vector<char*> argv;
-  for (std::string& a : opts_.command) argv.push_back(a.data());
-  argv.push_back(nullptr);
+  std::vector<std::vector<char*>> argvs(opts_.apps.size());
+  for (size_t a = 0; a < opts_.apps.size(); ++a) {
+    for (std::string& s : opts_.apps[a].command) argvs[a].push_back(s.data());
+    argvs[a].push_back(nullptr);
+  }
 
   const pid_t parent = ::getpid();
   std::vector<int> exec_fds(ranks_.size(), -1);
@@ -193,7 +208,10 @@ bool job::job_spawn_all() {
     env.push_back("BATON_JOBID=" + jobid_);
     env.push_back("BATON_LOCAL_RANK=" + rs);
     env.push_back("BATON_LOCAL_SIZE=" + n);
-    env.push_back("BATON_UNIVERSE_SIZE=" + n);
+    env.push_back("BATON_UNIVERSE_SIZE=" + usize);
+    if (opts_.spawn_fd >= 0) env.push_back("PMI_SPAWNED=1");  // MPI_Comm_spawn's children
+    const launch_app& app = opts_.apps[static_cast<size_t>(rank_app_[static_cast<size_t>(r)])];
+    std::vector<char*>& argv = argvs[static_cast<size_t>(rank_app_[static_cast<size_t>(r)])];
     std::vector<char*> envp;
     for (std::string& s : env) envp.push_back(s.data());
     envp.push_back(nullptr);
@@ -231,6 +249,12 @@ bool job::job_spawn_all() {
         CPU_ZERO(&one);
         CPU_SET(cpus[static_cast<size_t>(r) % cpus.size()], &one);
         (void)::sched_setaffinity(0, sizeof one, &one);
+      }
+      if (!app.wdir.empty() && ::chdir(app.wdir.c_str()) != 0) {
+        int e = -errno;  // negative: the working directory, not the program
+        ssize_t ignored = ::write(execp[1], &e, sizeof e);
+        (void)ignored;
+        ::_exit(126);
       }
       ::execvpe(argv[0], argv.data(), envp.data());
       int e = errno;
@@ -271,6 +295,16 @@ bool job::job_spawn_all() {
   }
   for (rank_proc& rp : ranks_)
     if (rp.pid < 0) rp.exited = rp.reaped = true;  // never started
+  if (opts_.spawn_fd >= 0) {  // a job MPI_Comm_spawn asked for: tell the parent launcher
+    std::vector<int> errnos;
+    std::vector<std::string> programs;
+    for (int r = 0; r < opts_.np; ++r) {
+      errnos.push_back(ranks_[r].pid < 0 && ranks_[r].exec_errno == 0 ? EAGAIN : ranks_[r].exec_errno);
+      const launch_app& app = opts_.apps[static_cast<size_t>(rank_app_[static_cast<size_t>(r)])];
+      programs.push_back(ranks_[r].exec_errno < 0 ? "working directory '" + app.wdir + "'" : "'" + app.command[0] + "'");
+    }
+    spawn_->report_started(errnos, programs);
+  }
   return live_ranks_ > 0;
 }
 
@@ -283,6 +317,7 @@ void job::job_fail(int code, const std::string& message) {
 }
 
 void job::job_terminate(int sig) {
+  spawn_->spawn_terminate(sig);
   if (live_ranks_ == 0) return;
   if (pgid_ > 0) ::killpg(pgid_, sig);
   for (rank_proc& rp : ranks_)
@@ -318,7 +353,11 @@ void job::job_reap() {
     }
     job_rank_exited(r, status);
   }
-  if (live_ranks_ == 0) job_all_exited();
+  (void)spawn_->spawn_reap();
+  if (live_ranks_ == 0 && !all_exited_) {
+    all_exited_ = true;
+    job_all_exited();
+  }
 }
 
 // status >= 0: exit code; status < 0: killed by signal -status.
@@ -334,8 +373,11 @@ void job::job_rank_exited(int r, int status) {
   if (failed_) return;
   std::string who = "mpiexec: rank " + std::to_string(r);
   if (rp.exec_errno != 0) {
-    job_fail(status > 0 ? status : 127, who + ": cannot execute '" + opts_.command[0] +
-                                            "': " + std::strerror(rp.exec_errno));
+    const launch_app& app = opts_.apps[static_cast<size_t>(rank_app_[static_cast<size_t>(r)])];
+    job_fail(status > 0 ? status : 127,
+             rp.exec_errno < 0
+                 ? who + ": cannot enter working directory '" + app.wdir + "': " + std::strerror(-rp.exec_errno)
+                 : who + ": cannot execute '" + app.command[0] + "': " + std::strerror(rp.exec_errno));
   } else if (status < 0) {
     job_fail(128 + -status, who + " killed by " + signal_text(-status));
   } else if (status != 0) {
@@ -469,7 +511,7 @@ void job::job_stdin_out() {
 }
 
 void job::job_loop() {
-  enum class what { signal, stdin_in, stdin_out, pmi, out, err };
+  enum class what { signal, stdin_in, stdin_out, pmi, out, err, spawn };
   std::vector<pollfd> fds;
   std::vector<std::pair<what, int>> whats;
   auto add = [&](int fd, short events, what w, int r) {
@@ -481,7 +523,9 @@ void job::job_loop() {
       return rp.out_fd >= 0 || rp.err_fd >= 0;
     });
     auto now = clock::now();
-    if (live_ranks_ == 0 && (!pipes_open || (drain_until_ && now >= *drain_until_))) break;
+    if (live_ranks_ == 0 && spawn_->spawn_live() == 0 &&
+        (!pipes_open || (drain_until_ && now >= *drain_until_)))
+      break;
 
     fds.clear();
     whats.clear();
@@ -498,6 +542,12 @@ void job::job_loop() {
         add(rp.pmi_fd, static_cast<short>(POLLIN | (rp.pmi_out.empty() ? 0 : POLLOUT)), what::pmi, r);
       if (rp.out_fd >= 0) add(rp.out_fd, POLLIN, what::out, r);
       if (rp.err_fd >= 0) add(rp.err_fd, POLLIN, what::err, r);
+    }
+    {
+      std::vector<pollfd> sf;
+      std::vector<int> ids;
+      spawn_->spawn_fds(sf, ids);
+      for (size_t k = 0; k < sf.size(); ++k) add(sf[k].fd, sf[k].events, what::spawn, ids[k]);
     }
 
     int timeout_ms = -1;
@@ -536,6 +586,7 @@ void job::job_loop() {
           break;
         case what::out: job_read_output(r, false); break;
         case what::err: job_read_output(r, true); break;
+        case what::spawn: spawn_->spawn_handle(r, re); break;
       }
     }
 

@@ -10,6 +10,7 @@
 #include "mpiexec_options.hpp"
 #include "mpiexec_output.hpp"
 #include "mpiexec_pmi.hpp"
+#include "mpiexec_spawn.hpp"
 
 #include <chrono>
 #include <memory>
@@ -74,6 +75,8 @@ class job {
   launch_options opts_;
   std::string jobid_;
   std::unique_ptr<pmi_server> pmi_;
+  std::unique_ptr<spawn_manager> spawn_;  // MPI_Comm_spawn's nested launchers, the name service
+  std::vector<int> rank_app_;             // program (index into opts_.apps) of each rank
   output_sink out_sink_{1};
   output_sink err_sink_{2};
   std::vector<rank_proc> ranks_;
@@ -89,6 +92,7 @@ class job {
   std::string stdin_buf_;
 
   bool failed_ = false;
+  bool all_exited_ = false;
   int exit_code_ = 0;
   int signals_seen_ = 0;
   int live_ranks_ = 0;

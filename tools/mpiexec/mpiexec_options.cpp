@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <cstdio>
+#include <unistd.h>
 
 namespace baton::launcher {
 namespace {
@@ -46,8 +48,44 @@ bool is_option(const char* arg, std::initializer_list<const char*> names, const 
 
 }  // namespace
 
+bool options_local_host(const std::string& host) {
+  char self[256] = {};
+  ::gethostname(self, sizeof self - 1);
+  return host == "localhost" || host == self || host == "127.0.0.1";
+}
+
+bool options_hostfile_slots(const std::string& path, int* slots, std::string& error) {
+  FILE* f = std::fopen(path.c_str(), "r");
+  if (f == nullptr) {
+    error = "cannot read hostfile '" + path + "': " + std::strerror(errno);
+    return false;
+  }
+  *slots = 0;
+  char line[1024];
+  bool ok = true;
+  while (ok && std::fgets(line, sizeof line, f) != nullptr) {
+    std::string l = line;
+    if (size_t h = l.find('#'); h != std::string::npos) l.erase(h);
+    size_t a = l.find_first_not_of(" \t\r\n");
+    if (a == std::string::npos) continue;
+    size_t b = l.find_first_of(" \t\r\n:", a);
+    std::string host = l.substr(a, b == std::string::npos ? std::string::npos : b - a);
+    int n = 1;
+    if (size_t c = l.find(':', a); c != std::string::npos) n = std::atoi(l.c_str() + c + 1);
+    if (size_t c = l.find("slots="); c != std::string::npos) n = std::atoi(l.c_str() + c + 6);
+    if (!options_local_host(host)) {
+      error = "hostfile '" + path + "' names host '" + host + "', but this mpiexec starts processes on " +
+              "its own host only; use mpiexec.hydra or Open MPI's mpirun across hosts";
+      ok = false;
+    }
+    *slots += n > 0 ? n : 1;
+  }
+  std::fclose(f);
+  return ok;
+}
+
 const char* options_usage() {
-  return "usage: mpiexec [options] [-n N] program [args...]\n"
+  return "usage: mpiexec [options] [-n N] program [args...] [: -n N program [args...]]...\n"
          "\n"
          "Starts N copies of program on this host (default N = 1) and serves them the\n"
          "PMI-1 wire protocol on the descriptor named by PMI_FD.\n"
@@ -63,6 +101,12 @@ const char* options_usage() {
          "  --pmi-trace            print every PMI request and reply on stderr\n"
          "  -genv VAR VALUE        set VAR=VALUE in the ranks' environment (also -env)\n"
          "  -x VAR[=VALUE]         set VAR=VALUE, or pass VAR from this environment\n"
+         "  -wdir DIR              working directory of the ranks (per program)\n"
+         "  --universe-size N      MPI_UNIVERSE_SIZE (also -usize; default: the hostfile's\n"
+         "                         slots, else the job's size)\n"
+         "  --hostfile FILE        hosts for this job and what it spawns (also -f); each\n"
+         "                         must be this host (host[:slots] per line)\n"
+         "  program : program      several programs (MPMD), each with its own -n / -wdir\n"
          "  --help                 this text\n"
          "  --version              the version\n"
          "\n"
@@ -77,6 +121,8 @@ parse_outcome options_parse(int argc, char** argv, const char* env_timeout,
                             launch_options& out, std::string& error) {
   bool timeout_given = false;
   int i = 0;
+  launch_app app;
+next_app:
   for (; i < argc; ++i) {
     const char* arg = argv[i];
     const char* value = nullptr;
@@ -96,10 +142,36 @@ parse_outcome options_parse(int argc, char** argv, const char* env_timeout,
     if (is_option(arg, {"-n", "-np", "--n", "--np"}, &value)) {
       const char* v = next(arg);
       if (v == nullptr) return parse_outcome::error;
-      if (!parse_count(v, out.np)) {
+      if (!parse_count(v, app.np)) {
         error = std::string("bad rank count '") + v + "'";
         return parse_outcome::error;
       }
+    } else if (is_option(arg, {"-wdir", "--wdir"}, &value)) {
+      const char* v = next(arg);
+      if (v == nullptr) return parse_outcome::error;
+      app.wdir = v;
+    } else if (is_option(arg, {"--universe-size", "-usize", "--usize"}, &value)) {
+      const char* v = next(arg);
+      if (v == nullptr) return parse_outcome::error;
+      if (!parse_count(v, out.universe_size)) {
+        error = std::string("bad universe size '") + v + "'";
+        return parse_outcome::error;
+      }
+    } else if (is_option(arg, {"--hostfile", "-hostfile", "-f"}, &value)) {
+      const char* v = next(arg);
+      if (v == nullptr) return parse_outcome::error;
+      out.hostfile = v;
+    } else if (is_option(arg, {"--baton-spawn-fd"}, &value)) {
+      const char* v = next(arg);
+      if (v == nullptr) return parse_outcome::error;
+      out.spawn_fd = std::atoi(v);
+    } else if (is_option(arg, {"--baton-preput"}, &value) && value == nullptr) {
+      if (i + 2 >= argc) {
+        error = "option --baton-preput needs KEY and VALUE";
+        return parse_outcome::error;
+      }
+      out.preput.emplace_back(argv[i + 1], argv[i + 2]);
+      i += 2;
     } else if (is_option(arg, {"--tag-output", "-tag-output", "-l"}, &value) && value == nullptr) {
       out.tag_output = true;
     } else if (is_option(arg, {"--bind-to", "-bind-to"}, &value)) {
@@ -153,10 +225,24 @@ parse_outcome options_parse(int argc, char** argv, const char* env_timeout,
       return parse_outcome::error;
     }
   }
-  for (; i < argc; ++i) out.command.emplace_back(argv[i]);
-  if (out.command.empty()) {
+  for (; i < argc && std::strcmp(argv[i], ":") != 0; ++i) app.command.emplace_back(argv[i]);
+  if (app.command.empty()) {
     error = "no program given";
     return parse_outcome::error;
+  }
+  out.apps.push_back(std::move(app));
+  if (i < argc) {  // ":" another program follows
+    ++i;
+    app = launch_app{};
+    goto next_app;
+  }
+  out.command = out.apps[0].command;
+  out.np = 0;
+  for (const launch_app& a : out.apps) out.np += a.np;
+  if (!out.hostfile.empty()) {
+    int slots = 0;
+    if (!options_hostfile_slots(out.hostfile, &slots, error)) return parse_outcome::error;
+    if (out.universe_size == 0) out.universe_size = slots;
   }
   if (!timeout_given && env_timeout != nullptr && *env_timeout != '\0' &&
       !parse_timeout(env_timeout, out)) {

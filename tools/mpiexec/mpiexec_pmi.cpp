@@ -46,15 +46,56 @@ pmi_server::pmi_server(int size, std::string kvsname, hooks h)
   kvs_["PMI_process_mapping"] = "(vector,(0,1," + std::to_string(size) + "))";
 }
 
+// One line of an "mcmd=spawn" block: key=value up to the end of the line (arguments may hold
+// blanks). At "endcmd" the block becomes a program of the rank's spawn request; the last one
+// (spawnssofar == totspawns) goes to the spawn hook.
+void pmi_server::handle_mcmd_line(int rank, std::string_view line) {
+  rank_state& st = ranks_[rank];
+  if (line != "endcmd") {
+    size_t eq = line.find('=');
+    if (eq == std::string_view::npos) eq = line.size();
+    st.mcmd.emplace_back(std::string(line.substr(0, eq)),
+                         eq < line.size() ? std::string(line.substr(eq + 1)) : std::string());
+    return;
+  }
+  auto get = [&](const std::string& k) -> std::string {
+    for (const auto& kv : st.mcmd)
+      if (kv.first == k) return kv.second;
+    return {};
+  };
+  spawn_app app;
+  app.nprocs = std::atoi(get("nprocs").c_str());
+  app.execname = get("execname");
+  const int argcnt = std::atoi(get("argcnt").c_str());
+  for (int i = 1; i <= argcnt; ++i) app.args.push_back(get("arg" + std::to_string(i)));
+  const int ninfo = std::atoi(get("info_num").c_str());
+  for (int i = 0; i < ninfo; ++i)
+    app.info.emplace_back(get("info_key_" + std::to_string(i)), get("info_val_" + std::to_string(i)));
+  const int npre = std::atoi(get("preput_num").c_str());
+  for (int i = 0; i < npre && st.spawn.apps.empty(); ++i)
+    st.spawn.preput.emplace_back(get("preput_key_" + std::to_string(i)), get("preput_val_" + std::to_string(i)));
+  st.spawn.apps.push_back(std::move(app));
+  const int total = std::atoi(get("totspawns").c_str());
+  const int sofar = std::atoi(get("spawnssofar").c_str());
+  st.mcmd.clear();
+  if (sofar < total) return;
+  spawn_request req = std::move(st.spawn);
+  st.spawn = spawn_request{};
+  hooks_.spawn(rank, req);
+}
+
 void pmi_server::pmi_handle_line(int rank, std::string_view line) {
   while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
   if (line.empty()) return;
+  if (!ranks_[rank].mcmd.empty() || line == "mcmd=spawn") {
+    handle_mcmd_line(rank, line);
+    return;
+  }
   pmi_fields f(line);
   std::string_view cmd = f.get("cmd");
   if (f.find("cmd") == nullptr) {
-    // e.g. "mcmd=spawn": multi-line commands are not served.
     hooks_.warn(rank, "unsupported PMI request '" + std::string(line.substr(0, 80)) + "'");
-    reply(rank, "cmd=spawn_result rc=-1 msg=unsupported");
+    reply(rank, "cmd=unknown_result rc=-1 msg=unsupported");
     return;
   }
   rank_state& st = ranks_[rank];
@@ -70,11 +111,11 @@ void pmi_server::pmi_handle_line(int rank, std::string_view line) {
                     " keylen_max=" + std::to_string(keylen_max) +
                     " vallen_max=" + std::to_string(vallen_max) + " rc=0");
   } else if (cmd == "get_appnum") {
-    reply(rank, "cmd=appnum appnum=0 rc=0");
+    reply(rank, "cmd=appnum appnum=" + std::to_string(st.appnum) + " rc=0");
   } else if (cmd == "get_my_kvsname") {
     reply(rank, "cmd=my_kvsname kvsname=" + kvsname_ + " rc=0");
   } else if (cmd == "get_universe_size") {
-    reply(rank, "cmd=universe_size size=" + n + " rc=0");
+    reply(rank, "cmd=universe_size size=" + (universe_ > 0 ? std::to_string(universe_) : n) + " rc=0");
   } else if (cmd == "put") {
     std::string_view key = f.get("key");
     const std::string_view* value = f.find("value");
@@ -113,6 +154,8 @@ void pmi_server::pmi_handle_line(int rank, std::string_view line) {
   } else if (cmd == "finalize") {
     st.finalized = true;
     reply(rank, "cmd=finalize_ack");
+  } else if (cmd == "publish_name" || cmd == "unpublish_name" || cmd == "lookup_name") {
+    hooks_.names(rank, line);
   } else if (cmd == "abort") {
     std::string code_text(f.get("exitcode"));
     int code = code_text.empty() ? 1 : static_cast<int>(std::strtol(code_text.c_str(), nullptr, 10));

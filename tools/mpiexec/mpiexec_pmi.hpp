@@ -13,6 +13,10 @@
 //   cmd=barrier_in         -> cmd=barrier_out, to every rank once all have entered
 //   cmd=finalize           -> cmd=finalize_ack
 //   cmd=abort exitcode=N [message=...|error_msg=...] -> no reply; the job ends with N
+//   mcmd=spawn ... endcmd (multi-line, one block per program; MPICH's format) -> handed to
+//     hooks.spawn once the last block (spawnssofar == totspawns) is in; it answers
+//     cmd=spawn_result rc=0 errcodes=e,... | rc=-1 msg=<text to the end of the line>
+//   cmd=publish_name / unpublish_name / lookup_name -> handed to hooks.names
 // This class holds the protocol state only; the caller moves the bytes.
 #pragma once
 
@@ -24,6 +28,18 @@
 
 namespace baton::launcher {
 
+/// One program of a spawn request (mcmd=spawn block).
+struct spawn_app {
+  int nprocs = 0;
+  std::string execname;
+  std::vector<std::string> args;
+  std::vector<std::pair<std::string, std::string>> info;
+};
+struct spawn_request {
+  std::vector<spawn_app> apps;
+  std::vector<std::pair<std::string, std::string>> preput;
+};
+
 class pmi_server {
  public:
   /// send(rank, line) queues one reply line (without '\n') for a rank;
@@ -32,12 +48,21 @@ class pmi_server {
     std::function<void(int, std::string_view)> send;
     std::function<void(int, int, std::string_view)> abort;
     std::function<void(int, std::string_view)> warn;
+    std::function<void(int, const spawn_request&)> spawn;  // answers with reply()
+    std::function<void(int, std::string_view)> names;      // answers with reply()
   };
 
   pmi_server(int size, std::string kvsname, hooks h);
 
   /// Handles one command line (without '\n') from `rank`.
   void pmi_handle_line(int rank, std::string_view line);
+
+  /// Queues one reply line for a rank (the spawn and name hooks answer through it).
+  void reply(int rank, std::string line) { hooks_.send(rank, line); }
+  /// What get_universe_size and get_appnum answer; pairs put before any rank starts.
+  void set_universe_size(int n) { universe_ = n; }
+  void set_appnum(int rank, int appnum) { ranks_[rank].appnum = appnum; }
+  void preput(const std::string& key, const std::string& value) { kvs_.insert_or_assign(key, value); }
 
   bool rank_initialized(int rank) const { return ranks_[rank].initialized; }
   bool rank_finalized(int rank) const { return ranks_[rank].finalized; }
@@ -52,15 +77,19 @@ class pmi_server {
     bool initialized = false;
     bool finalized = false;
     bool in_barrier = false;
+    int appnum = 0;
+    std::vector<std::pair<std::string, std::string>> mcmd;  // the block being received
+    spawn_request spawn;                                     // blocks received so far
   };
 
-  void reply(int rank, std::string line) { hooks_.send(rank, line); }
+  void handle_mcmd_line(int rank, std::string_view line);
 
   int size_;
   std::string kvsname_;
   hooks hooks_;
   std::vector<rank_state> ranks_;
   int barrier_count_ = 0;
+  int universe_ = 0;
   std::map<std::string, std::string, std::less<>> kvs_;
 };
 

@@ -23,6 +23,14 @@
 //   doorbell when UCX has something. Shared-memory peers keep ringing the same doorbell.
 // - Teardown: flush the worker, a PMI barrier (every rank has flushed), close every endpoint with
 //   a flush, destroy the worker.
+// - Other launches (dynamic processes, src/comm/dynamic_*.cpp): processes met through spawn,
+//   connect/accept or join have indices past this launch's world (core/procs.hpp) and are always
+//   reached here, whatever host they are on. The worker is then made on first use (dyn_init) when
+//   the launch itself did not need UCX, their addresses come from the connection handshake
+//   (dyn_add_peer), not from PMI, and their endpoints report a peer's failure instead of aborting.
+//   The envelope names its sender by identity (launch id, rank in that launch); an arrival from a
+//   process not registered yet (its connection's handshake is still being broadcast here) waits
+//   until it is.
 #include "p2p/engine_state.hpp"
 
 #ifdef BATON_HAVE_UCX
@@ -44,6 +52,7 @@
 
 #include "core/datatype.hpp"
 #include "core/futex.hpp"
+#include "core/procs.hpp"
 #include "core/progress.hpp"
 #include "core/runtime.hpp"
 
@@ -67,6 +76,7 @@ struct envelope {
   uint8_t pad[3];
   uint64_t len;      // message bytes
   uint64_t cookie;   // sender's request
+  uint64_t src_job;  // sender's launch (core::job_id()); src_world is its rank there
 };
 
 // One outgoing operation: UCX reads the header (and a packed copy of non-contiguous data) until
@@ -89,6 +99,7 @@ struct arrival {
 
 struct peer {
   ucp_ep_h ep = nullptr;
+  std::string addr;  // another launch's process: its worker address (dyn_add_peer)
   uint32_t tx_seq = 0;
   uint32_t rx_seq = 0;
   std::map<uint32_t, arrival> early;  // arrivals ahead of rx_seq
@@ -119,6 +130,9 @@ struct state {
   };
   std::vector<answer> cancel_answers;
   std::vector<std::pair<void*, uint64_t>> discards;
+  // Arrivals from processes of other launches not registered yet (dyn_add_peer replays them).
+  std::vector<arrival> unknown;
+  bool published = false;  // the worker was made at start-up and its address put through PMI
   // The waker thread.
   std::thread* waker = nullptr;
   int stop_fd = -1;
@@ -151,16 +165,39 @@ errc ucs_fail(const char* what, ucs_status_t st) {
   return core::error_set(errc::intern, "UCX: %s failed: %s", what, ucs_status_string(st));
 }
 
-// The endpoint towards world rank w, created on first use.
+peer& peer_at(int w) {
+  if (static_cast<size_t>(w) >= g->peers.size()) g->peers.resize(static_cast<size_t>(w) + 1);
+  return g->peers[static_cast<size_t>(w)];
+}
+
+// A process of another launch became unreachable (it died, or its launch ended): UCX completes
+// the endpoint's operations with an error, which the requests report.
+void ep_failed(void*, ucp_ep_h, ucs_status_t) { g->moved = true; }
+
+// The endpoint towards process w (a world rank, or another launch's index), created on first use.
 errc endpoint(int w, ucp_ep_h* out) {
-  peer& p = g->peers[static_cast<size_t>(w)];
+  peer& p = peer_at(w);
   if (!p.ep) {
-    std::string v;
-    if (errc e = core::rt().pmi.get_long("baton.ucx." + std::to_string(w), v, w); e != errc::success) return e;
-    std::string addr = unhex(v);
+    const bool foreign = core::proc_foreign(w);
+    std::string addr;
+    if (foreign) {
+      if (p.addr.empty())
+        return core::error_set(errc::intern, "UCX: no address for process %d of another launch", w);
+      addr = p.addr;
+    } else {
+      std::string v;
+      if (errc e = core::rt().pmi.get_long("baton.ucx." + std::to_string(w), v, w); e != errc::success) return e;
+      addr = unhex(v);
+    }
     ucp_ep_params_t ep{};
     ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
     ep.address = reinterpret_cast<const ucp_address_t*>(addr.data());
+    if (foreign) {
+      ep.field_mask |= UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;
+      ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+      ep.err_handler.cb = ep_failed;
+      ep.err_handler.arg = nullptr;
+    }
     if (ucs_status_t st = ucp_ep_create(g->worker, &ep, &p.ep); st != UCS_OK) {
       p.ep = nullptr;
       return ucs_fail("creating an endpoint", st);
@@ -345,26 +382,28 @@ void deliver(const envelope& h, const void* data, size_t len, void* desc, bool r
   m.push_uq(u);
 }
 
-ucs_status_t on_msg(void*, const void* header, size_t hlen, void* data, size_t len, const ucp_am_recv_param_t* prm) {
-  if (hlen != sizeof(envelope)) return UCS_OK;
-  envelope h;
-  std::memcpy(&h, header, sizeof h);
-  const bool rndv = prm->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV;
-  g->moved = true;
-  if (h.src_world < 0 || static_cast<size_t>(h.src_world) >= g->peers.size()) return UCS_OK;
-  peer& p = g->peers[static_cast<size_t>(h.src_world)];
+// The sender's index here, -1 while its launch is not registered.
+int sender_index(const envelope& h) {
+  if (h.src_job == core::job_id()) return h.src_world < core::rt().world_size ? h.src_world : -1;
+  return core::proc_index(h.src_job, h.src_world);
+}
+
+// One arrival whose sender h.src_world (an index here) is known: in order, or held until its
+// predecessors are in. Returns whether UCX's descriptor was kept (rendezvous).
+bool arrive(envelope h, const void* data, size_t len, bool rndv) {
+  peer& p = peer_at(h.src_world);
   if (h.seq != p.rx_seq) {  // early: hold it until its predecessors are in
     arrival& a = p.early[h.seq];
     a.hdr = h;
     a.rndv = rndv;
     if (rndv) {
-      a.desc = data;
-      return UCS_INPROGRESS;
+      a.desc = const_cast<void*>(data);
+      return true;
     }
     a.eager.assign(static_cast<const char*>(data), len);
-    return UCS_OK;
+    return false;
   }
-  deliver(h, data, len, data, rndv);
+  deliver(h, data, len, const_cast<void*>(data), rndv);
   ++p.rx_seq;
   while (!p.early.empty() && p.early.begin()->first == p.rx_seq) {
     arrival& a = p.early.begin()->second;
@@ -372,7 +411,32 @@ ucs_status_t on_msg(void*, const void* header, size_t hlen, void* data, size_t l
     p.early.erase(p.early.begin());
     ++p.rx_seq;
   }
-  return rndv ? UCS_INPROGRESS : UCS_OK;
+  return rndv;
+}
+
+ucs_status_t on_msg(void*, const void* header, size_t hlen, void* data, size_t len, const ucp_am_recv_param_t* prm) {
+  if (hlen != sizeof(envelope)) return UCS_OK;
+  envelope h;
+  std::memcpy(&h, header, sizeof h);
+  const bool rndv = prm->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV;
+  g->moved = true;
+  const int from = sender_index(h);
+  if (from < 0) {
+    if (h.src_job == core::job_id() || h.src_world < 0) return UCS_OK;  // malformed
+    arrival a;  // another launch's process this one has not registered yet
+    a.hdr = h;
+    a.rndv = rndv;
+    if (rndv) {
+      a.desc = data;
+      g->unknown.push_back(std::move(a));
+      return UCS_INPROGRESS;
+    }
+    a.eager.assign(static_cast<const char*>(data), len);
+    g->unknown.push_back(std::move(a));
+    return UCS_OK;
+  }
+  h.src_world = from;
+  return arrive(h, data, len, rndv) ? UCS_INPROGRESS : UCS_OK;
 }
 
 ucs_status_t on_ack(void*, const void* header, size_t hlen, void*, size_t, const ucp_am_recv_param_t*) {
@@ -460,12 +524,14 @@ void wait_ops(double seconds) {
 
 }  // namespace
 
-errc init() {
+namespace {
+// Makes the context and the worker, registers the handlers, the poller and the waker.
+errc make_worker() {
   core::runtime& R = core::rt();
   g = new state;
   state& s = *g;
   s.eager_max = engine_limits_now().ucx_eager_max;
-  s.peers.resize(static_cast<size_t>(R.world_size));
+  s.peers.resize(R.local_of_world.size());
 
   ucp_config_t* cfg = nullptr;
   if (ucs_status_t st = ucp_config_read(nullptr, nullptr, &cfg); st != UCS_OK) return ucs_fail("reading the configuration", st);
@@ -496,13 +562,6 @@ errc init() {
   hp.cb = on_cancel_ans;
   if ((st = ucp_worker_set_am_recv_handler(s.worker, &hp)) != UCS_OK) return ucs_fail("setting the AM handler", st);
 
-  ucp_address_t* addr = nullptr;
-  size_t alen = 0;
-  if ((st = ucp_worker_get_address(s.worker, &addr, &alen)) != UCS_OK) return ucs_fail("getting the worker address", st);
-  errc e = R.pmi.put_long("baton.ucx." + std::to_string(R.world_rank), hex(addr, alen));
-  ucp_worker_release_address(s.worker, addr);
-  if (e != errc::success) return e;
-
   core::progress_add_poller(ucx_poll);
   if (ucp_worker_get_efd(s.worker, &s.efd) == UCS_OK) {
     s.stop_fd = ::eventfd(0, EFD_CLOEXEC);
@@ -510,6 +569,61 @@ errc init() {
     core::progress_set_sleep_hook(before_sleep);
   }
   return errc::success;
+}
+
+errc worker_address(std::string& out) {
+  ucp_address_t* addr = nullptr;
+  size_t alen = 0;
+  if (ucs_status_t st = ucp_worker_get_address(g->worker, &addr, &alen); st != UCS_OK)
+    return ucs_fail("getting the worker address", st);
+  out.assign(reinterpret_cast<const char*>(addr), alen);
+  ucp_worker_release_address(g->worker, addr);
+  return errc::success;
+}
+}  // namespace
+
+errc init() {
+  core::runtime& R = core::rt();
+  if (errc e = make_worker(); e != errc::success) return e;
+  g->published = true;
+  std::string addr;
+  if (errc e = worker_address(addr); e != errc::success) return e;
+  return R.pmi.put_long("baton.ucx." + std::to_string(R.world_rank), hex(addr.data(), addr.size()));
+}
+
+errc dyn_init() {
+  core::engine_guard lock;
+  if (g) return errc::success;
+  return make_worker();
+}
+
+errc dyn_address(std::string& out) {
+  core::engine_guard lock;
+  if (!g) return core::error_set(errc::intern, "UCX: no worker yet (dyn_init first)");
+  return worker_address(out);
+}
+
+void dyn_add_peer(int index, const std::string& address) {
+  core::engine_guard lock;
+  if (!g) return;
+  peer& p = peer_at(index);
+  if (p.addr.empty()) p.addr = address;
+  // Replay what arrived from processes that are known now, in arrival order.
+  std::vector<arrival> held;
+  held.swap(g->unknown);
+  for (arrival& a : held) {
+    const int from = sender_index(a.hdr);
+    if (from < 0) {
+      g->unknown.push_back(std::move(a));
+      continue;
+    }
+    a.hdr.src_world = from;
+    if (a.rndv)
+      (void)arrive(a.hdr, a.desc, 0, true);
+    else
+      (void)arrive(a.hdr, a.eager.data(), a.eager.size(), false);
+  }
+  g->moved = true;
 }
 
 // A send operation carrying r's envelope (the next sequence number towards its peer).
@@ -520,7 +634,8 @@ static send_op* envelope_op(request* r, uint8_t flags, uint64_t len) {
   h.src = r->c->rank;
   h.tag = r->tag;
   h.src_world = core::rt().world_rank;
-  h.seq = g->peers[static_cast<size_t>(r->peer_world)].tx_seq++;
+  h.src_job = core::job_id();
+  h.seq = peer_at(r->peer_world).tx_seq++;
   h.flags = flags;
   h.len = len;
   h.cookie = reinterpret_cast<uint64_t>(r);
@@ -584,8 +699,10 @@ void finalize() {
     }
     ucp_request_free(fl);
   }
-  // Every rank has flushed before anyone closes: no endpoint is needed after this.
-  (void)R.pmi.barrier();
+  // Every rank has flushed before anyone closes: no endpoint is needed after this. (A worker made
+  // for other launches only has no launch-wide partner to wait for: their processes end on
+  // their own schedule, and an endpoint towards one that is gone closes with an error.)
+  if (s.published) (void)R.pmi.barrier();
   core::progress_set_sleep_hook(nullptr);
   if (s.waker) {
     s.stopping.store(true, std::memory_order_release);
@@ -599,6 +716,8 @@ void finalize() {
   }
   core::progress_remove_poller(ucx_poll);
   std::vector<ucs_status_ptr_t> closing;
+  for (arrival& a : s.unknown)
+    if (a.rndv) ucp_am_data_release(s.worker, a.desc);
   for (peer& p : s.peers) {
     for (auto& [seq, a] : p.early)
       if (a.rndv) ucp_am_data_release(s.worker, a.desc);
@@ -644,6 +763,13 @@ void recv_rndv(request* r, unexpected*) {
   r->status.error = core::error_set(errc::unsupported_operation, "this build of Baton has no UCX transport");
   complete_request(r);
 }
+errc dyn_init() {
+  return core::error_set(errc::unsupported_operation,
+                         "processes of different launches talk through UCX, and this build of Baton has no UCX "
+                         "transport (rebuild with libucx-dev)");
+}
+errc dyn_address(std::string&) { return dyn_init(); }
+void dyn_add_peer(int, const std::string&) {}
 }  // namespace baton::p2p::remote
 
 #endif
