@@ -23,6 +23,8 @@
 #include <map>
 #include <mutex>
 
+#include "coll/among.hpp"
+#include "comm/comm.hpp"
 #include "comm/dynamic_wire.hpp"
 #include "core/datatype.hpp"
 #include "core/progress.hpp"
@@ -135,7 +137,7 @@ errc bcast_bytes(comm* c, int root, int tag, std::string* buf) {
     if (first == errc::success) rs.push_back(q);
   }
   for (core::request* q : rs)
-    if (errc e = core::wait_free(q); e != errc::success && first == errc::success) first = e;
+    if (errc e = coll::wait_free(q); e != errc::success && first == errc::success) first = e;
   return first;
 }
 }  // namespace wire
@@ -173,7 +175,7 @@ errc describe_group(comm* c, int root, int tag, std::string* group) {
 namespace wire {
 errc join_groups(comm* c, int root, const handshake_fn& handshake, comm** out) {
   *out = nullptr;
-  const int tag = core::comm_next_tag(c);
+  const int tag = coll::comm_next_tag(c);
   std::string group;
   if (errc e = describe_group(c, root, tag, &group); e != errc::success) return e;
   // News from the root: error class, message, nonce, then the other group.
@@ -210,7 +212,7 @@ errc join_groups(comm* c, int root, const handshake_fn& handshake, comm** out) {
   if (e == errc::success) {
     const int tagn = int(nonce & 0x3fffffffu);
     const uint64_t key = core::fnv1a(&nonce, sizeof nonce, core::fnv_offset ^ 0xd1a1ull);
-    e = core::intercomm_create_from_groups(c->world, 0, remote_idx, 0, tagn, key, out);
+    e = baton::comm::intercomm_create_from_groups(c->world, 0, remote_idx, 0, tagn, key, out);
   }
   if (e == errc::success) {
     core::comm* ic = *out;
@@ -447,7 +449,7 @@ errc connect(const std::string& port, const info* in, int root, comm* c, comm** 
 }
 
 errc introduce(comm* local, int leader, comm* peer, int remote_leader, int tag, std::vector<int>* remote) {
-  const int t = core::comm_next_tag(local);
+  const int t = coll::comm_next_tag(local);
   std::string group;
   if (errc e = describe_group(local, leader, t, &group); e != errc::success) return e;
   std::string news;
@@ -464,7 +466,7 @@ errc introduce(comm* local, int leader, comm* peer, int remote_leader, int tag, 
       e = p2p::recv(theirs.data(), int64_t(theirs.size()), bt, remote_leader, tag, peer, nullptr);
     }
     if (s)
-      if (errc es = core::wait_free(s); es != errc::success && e == errc::success) e = es;
+      if (errc es = coll::wait_free(s); es != errc::success && e == errc::success) e = es;
     wire::put_u64(news, uint64_t(e));
     news += theirs;
   }
@@ -508,7 +510,7 @@ errc join(int fd, comm** out) {
   const core::proc_id ids[2] = {me_first ? me.id : peer.id, me_first ? peer.id : me.id};
   const uint64_t seed = core::fnv1a(ids, sizeof ids, core::fnv_offset ^ 0x701dull);
   const int tag = int(seed & 0x3fffffffu);
-  return core::intercomm_create_from_groups({core::rt().world_rank}, 0, idx, 0, tag, seed ^ 0x55ull, out);
+  return baton::comm::intercomm_create_from_groups({core::rt().world_rank}, 0, idx, 0, tag, seed ^ 0x55ull, out);
 }
 
 void finalize() {

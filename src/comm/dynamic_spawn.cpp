@@ -20,6 +20,8 @@
 #include <cstring>
 #include <mutex>
 
+#include "coll/among.hpp"
+#include "comm/comm.hpp"
 #include "comm/dynamic_wire.hpp"
 #include "core/runtime.hpp"
 
@@ -143,7 +145,7 @@ errc spawn(const std::vector<spawn_command>& cmds, int root, comm* c, errc root_
       },
       out);
   // Every process gets the codes (the root's failure, if any, already reached them all).
-  const int tag = core::comm_next_tag(c);
+  const int tag = coll::comm_next_tag(c);
   std::string blob;
   if (c->rank == root) blob.assign(reinterpret_cast<const char*>(codes.data()), codes.size() * sizeof(int32_t));
   if (errc b = wire::bcast_bytes(c, root, tag, &blob); b != errc::success && e == errc::success) e = b;
