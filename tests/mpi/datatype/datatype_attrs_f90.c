@@ -3,6 +3,7 @@
  * MPI_Type_create_f90_real/complex/integer and MPI_Type_match_size (sizes, envelope and contents,
  * same handle for the same arguments, cannot be freed, usable for communication and reduction). */
 #include <float.h>
+#include <stdint.h>
 
 #include "mpitest.h"
 
@@ -84,7 +85,7 @@ static void test_type_attributes(void)
     CHECK_MPI(MPI_Type_dup(v, &d));
     CHECK(lg.copies == 1 && lg.last_type == v, "dup ran %d copy callbacks", lg.copies);
     CHECK_MPI(MPI_Type_get_attr(d, k1, &got, &flag));
-    CHECK(flag == 1 && got == &a[3] + 100, "dup k1: flag %d", flag);
+    CHECK(flag == 1 && (uintptr_t)got == (uintptr_t)&a[3] + 100, "dup k1: flag %d", flag);
     CHECK_MPI(MPI_Type_get_attr(d, k2, &got, &flag));
     CHECK(flag == 0, "dup k2 copied although its callback said no");
     CHECK_MPI(MPI_Type_get_attr(d, k3, &got, &flag));
@@ -101,7 +102,7 @@ static void test_type_attributes(void)
     /* free runs the delete callbacks (last set first) */
     lg = (struct log){0};
     CHECK_MPI(MPI_Type_free(&d));
-    CHECK(lg.deletes == 1 && lg.last_deleted == &a[3] + 100, "free of the dup ran %d deletes", lg.deletes);
+    CHECK(lg.deletes == 1 && (uintptr_t)lg.last_deleted == (uintptr_t)&a[3] + 100, "free of the dup ran %d deletes", lg.deletes);
     lg = (struct log){0};
     CHECK_MPI(MPI_Type_free(&v));
     CHECK(lg.deletes == 2 && lg.last_deleted == &a[3], "free ran %d deletes, last %p", lg.deletes, lg.last_deleted);

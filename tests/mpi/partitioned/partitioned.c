@@ -101,7 +101,7 @@ static void mark_all(MPI_Request req, int parts, int mode, int iter)
 static void test_repeat(void)
 {
     enum { P = 8, C = 16, N = P * C, ITERS = 15 };
-    int sbuf[N], rbuf[N];
+    int sbuf[N] = {0}, rbuf[N] = {0};
     MPI_Request sreq, rreq;
     CHECK_MPI(MPI_Psend_init(sbuf, P, C, MPI_INT, partner, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &sreq));
     CHECK_MPI(MPI_Precv_init(rbuf, P, C, MPI_INT, partner, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &rreq));

@@ -7,8 +7,12 @@
  * at rank 1). Meanwhile rank 0 does M accumulate + flush round trips to rank 1. Their time is
  * compared with the same round trips when rank 1 has nothing outstanding: before the fix each
  * round trip cost a walk of N receives (5.2 s against 0.011 s idle on a 2-core VM); now the two
- * phases are about equal. Sums are checked too. Ranks beyond 3 only take part in the window. */
-#include <unistd.h>
+ * phases are about equal. Sums are checked too. Ranks beyond 3 only take part in the window.
+ *
+ * Rank 2 must make no MPI call until rank 0 has timed phase B: where ranks 0 and 2 share a host
+ * it waits, outside MPI, for a flag rank 0 raises in shared memory; otherwise (two hosts,
+ * BATON_TRANSPORT=ucx) it sleeps 3 s, longer than phase B takes on a quiet machine. */
+#include <time.h>
 
 #include "mpitest.h"
 
@@ -28,6 +32,35 @@ static double round_trips(MPI_Win win, int* errs)
     return MPI_Wtime() - t0;
 }
 
+/* A flag in memory shared by ranks 0 and 2 when they are on one host (else NULL). */
+static int* phase_b_flag(MPI_Win* flag_win)
+{
+    MPI_Comm node;
+    CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    MPI_Group world_group, node_group;
+    MPI_Comm_group(MPI_COMM_WORLD, &world_group);
+    MPI_Comm_group(node, &node_group);
+    const int ends[2] = {0, 2};
+    int in_node[2];
+    MPI_Group_translate_ranks(world_group, 2, ends, node_group, in_node);
+    MPI_Group_free(&world_group);
+    MPI_Group_free(&node_group);
+    const int shared = in_node[0] != MPI_UNDEFINED && in_node[1] != MPI_UNDEFINED;
+    int node_rank;
+    MPI_Comm_rank(node, &node_rank);
+    int* flag = NULL;
+    /* collective on every host's communicator; only rank 0's host has memory in it */
+    CHECK_MPI(MPI_Win_allocate_shared(shared && node_rank == in_node[0] ? (MPI_Aint)sizeof(int) : 0, sizeof(int),
+                                      MPI_INFO_NULL, node, &flag, flag_win));
+    MPI_Comm_free(&node);
+    if (!shared) return NULL;
+    MPI_Aint sz;
+    int du;
+    CHECK_MPI(MPI_Win_shared_query(*flag_win, in_node[0], &sz, &du, &flag));
+    if (in_node[0] == node_rank) __atomic_store_n(flag, 0, __ATOMIC_RELAXED);
+    return flag;
+}
+
 int main(int argc, char** argv)
 {
     MPI_Init(&argc, &argv);
@@ -45,6 +78,8 @@ int main(int argc, char** argv)
     for (int i = 0; i < N; i++) mem[i] = 0;
     MPI_Win win;
     CHECK_MPI(MPI_Win_create(mem, N * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    MPI_Win flag_win;
+    int* flag = phase_b_flag(&flag_win);
     int errs = 0;
     double idle = 0, busy = 0;
     /* phase A: rank 1 has nothing outstanding */
@@ -58,10 +93,16 @@ int main(int argc, char** argv)
         CHECK_MPI(MPI_Send(NULL, 0, MPI_INT, 0, 5, MPI_COMM_WORLD));
         CHECK_MPI(MPI_Win_unlock_all(win)); /* progresses (rank 0's headers) until rank 2 answers */
     } else if (rank == 2) {
-        usleep(3000 * 1000); /* longer than phase B takes even under ASan */
+        const struct timespec ms = {0, 1000000};
+        if (flag) {
+            while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE)) nanosleep(&ms, NULL);
+        } else {
+            for (int i = 0; i < 3000; i++) nanosleep(&ms, NULL);
+        }
     } else if (rank == 0) {
         CHECK_MPI(MPI_Recv(NULL, 0, MPI_INT, 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         busy = round_trips(win, &errs);
+        if (flag) __atomic_store_n(flag, 1, __ATOMIC_RELEASE);
     }
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
     CHECK(errs == 0, "%d RMA calls failed", errs);
@@ -79,6 +120,7 @@ int main(int argc, char** argv)
         }
     }
     CHECK_MPI(MPI_Win_free(&win));
+    CHECK_MPI(MPI_Win_free(&flag_win));
     free(mem);
     int rc = mpitest_finish();
     MPI_Finalize();
