@@ -205,11 +205,15 @@ void enqueue(peer_state& p, const out_item& it) {
   mark_active(p);
 }
 
+}  // namespace
+
 void send_ctrl(int peer_world, uint8_t type, uint64_t cookie, uint64_t aux) {
   int l = core::rt().local_of_world[static_cast<size_t>(peer_world)];
   if (l < 0) return remote::send_ctrl(peer_world, type, cookie);  // another host (UCX)
   enqueue(eng().peers[static_cast<size_t>(l)], out_item{type, cookie, aux, nullptr});
 }
+
+namespace {
 
 // Streams the head rendezvous send of a peer through its bulk channel.
 bool push_bulk(peer_state& p) {
@@ -477,8 +481,6 @@ void uq_buf_free(char* b, uint64_t len) {
   g_uq_bufs[k].push_back(b);
 }
 
-namespace {
-
 // A receive matched an unexpected message: deliver it.
 void deliver_unexpected(request* r, unexpected* u) {
   set_recv_status(r, u->src, u->tag, u->len);
@@ -517,6 +519,8 @@ void deliver_unexpected(request* r, unexpected* u) {
   if (u->data && u->data != u->inline_data) uq_buf_free(u->data, u->len);
   delete u;
 }
+
+namespace {
 
 unexpected* new_eager_uq(const pkt_header* h, int peer_world) {
   auto* u = new unexpected;
@@ -783,6 +787,8 @@ inline void count_pending(request* r) {
   if (r->counted) ++r->c->p2p_pending;
 }
 
+}  // namespace
+
 void start_send(request* r) {
   engine& e = eng();
   r->done = 0;
@@ -855,8 +861,6 @@ request* make_p2p(core::req_kind kind, const void* buf, int64_t count, const dat
   r->tag = tag;
   return r;
 }
-
-}  // namespace
 
 engine& eng() { return *g_engine; }
 
@@ -1138,8 +1142,6 @@ errc recv(void* buf, int64_t count, const datatype* dt, int source, int tag, com
 }  // namespace baton::p2p
 
 namespace baton::p2p {
-void start_send_locked(request* r) { start_send(r); }
-void start_recv_locked(request* r) { start_recv(r); }
 
 // For matched.cpp (engine_state.hpp).
 pkt_header* slot_reserve(peer_state& p) { return reserve_slot(p); }
@@ -1149,233 +1151,6 @@ void emission_enqueue(peer_state& p, const out_item& it) { enqueue(p, it); }
 peer_state& peer_of_world(int world_rank) {
   return eng().peers[static_cast<size_t>(core::rt().local_of_world[static_cast<size_t>(world_rank)])];
 }
-}  // namespace baton::p2p
-
-// ---- probes, matched probes, cancel ----
-namespace baton::p2p {
-
-struct message {
-  uint32_t magic = message_magic;
-  bool no_proc = false;
-  unexpected* u = nullptr;
-  comm* c = nullptr;
-};
-
-namespace {
-message g_no_proc{message_magic, true, nullptr, nullptr};
-
-void probe_status(const unexpected* u, req_status* st) {
-  if (!st) return;
-  st->source = u->src;
-  st->tag = u->tag;
-  st->error = errc::success;
-  st->cancelled = false;
-  st->bytes = u->len;
-}
-
-void null_status(req_status* st) {
-  if (!st) return;
-  *st = req_status{};
-  st->source = proc_null;
-  st->tag = any_tag;
-}
-}  // namespace
-
-message* message_no_proc() { return &g_no_proc; }
-bool message_valid(const message* m) { return m && m->magic == message_magic; }
-
-errc iprobe(int source, int tag, comm* c, bool* flag, req_status* st) {
-  if (source == proc_null) {
-    *flag = true;
-    null_status(st);
-    return errc::success;
-  }
-  core::engine_guard g;
-  core::progress_poll();
-  unexpected* u = ctx_of(c->ctx).find_uq(source, tag);
-  *flag = u != nullptr;
-  if (u) probe_status(u, st);
-  return errc::success;
-}
-
-errc probe(int source, int tag, comm* c, req_status* st) {
-  if (source == proc_null) {
-    null_status(st);
-    return errc::success;
-  }
-  core::engine_guard g;
-  unexpected* found = nullptr;
-  match_ctx& m = ctx_of(c->ctx);
-  core::progress_wait(g, [&] { return (found = m.find_uq(source, tag)) != nullptr; });
-  probe_status(found, st);
-  return errc::success;
-}
-
-errc improbe(int source, int tag, comm* c, bool* flag, message** msg, req_status* st) {
-  if (source == proc_null) {
-    *flag = true;
-    *msg = &g_no_proc;
-    null_status(st);
-    return errc::success;
-  }
-  core::engine_guard g;
-  core::progress_poll();
-  match_ctx& m = ctx_of(c->ctx);
-  unexpected* u = m.find_uq(source, tag);
-  *flag = u != nullptr;
-  *msg = nullptr;
-  if (!u) return errc::success;
-  m.remove_uq(u);
-  probe_status(u, st);
-  auto* msgp = new message;
-  msgp->u = u;
-  msgp->c = c;
-  c->retain();
-  *msg = msgp;
-  return errc::success;
-}
-
-errc mprobe(int source, int tag, comm* c, message** msg, req_status* st) {
-  if (source == proc_null) {
-    *msg = &g_no_proc;
-    null_status(st);
-    return errc::success;
-  }
-  core::engine_guard g;
-  match_ctx& m = ctx_of(c->ctx);
-  unexpected* u = nullptr;
-  core::progress_wait(g, [&] { return (u = m.find_uq(source, tag)) != nullptr; });
-  m.remove_uq(u);
-  probe_status(u, st);
-  auto* msgp = new message;
-  msgp->u = u;
-  msgp->c = c;
-  c->retain();
-  *msg = msgp;
-  return errc::success;
-}
-
-errc imrecv(void* buf, int64_t count, const datatype* dt, message* msg, request** out) {
-  core::engine_guard g;
-  if (msg->no_proc) {
-    request* r = make_p2p(core::req_kind::recv, buf, count, dt, proc_null, any_tag, core::rt().self);
-    r->active = true;
-    start_recv(r);
-    *out = r;
-    return errc::success;
-  }
-  request* r = make_p2p(core::req_kind::recv, buf, count, dt, msg->u->src, msg->u->tag, msg->c);
-  r->active = true;
-  r->total = static_cast<uint64_t>(count) * static_cast<uint64_t>(dt->size());
-  unexpected* u = msg->u;
-  msg->c->release();
-  delete msg;
-  deliver_unexpected(r, u);
-  *out = r;
-  return errc::success;
-}
-
-errc cancel(request* r) {
-  core::engine_guard g;
-  if (r->kind == core::req_kind::send) {
-    // Requests with hooks (buffered, matched) did their part in on_cancel.
-    if (!r->ops) (void)cancel_send_locked(r);
-    return errc::success;
-  }
-  if (r->kind != core::req_kind::recv) return errc::success;
-  if (r->is_complete() || !(r->proto & proto_posted)) return errc::success;
-  ctx_of(r->ctx).unpost(r);
-  r->proto &= ~proto_posted;
-  r->status.cancelled = true;
-  r->status.source = any_source;
-  r->status.tag = any_tag;
-  r->status.bytes = 0;
-  complete_request(r);
-  return errc::success;
-}
-
-bool cancel_send_locked(request* r) {
-  // (peer_world < 0: not a message, e.g. an MPI_Buffer_iflush request: it completes normally.)
-  if ((r->proto & proto_cancel_wait) || r->status.cancelled || r->peer == proc_null || r->peer_world < 0) return false;
-  engine& e = eng();
-  if (r->is_complete()) {
-    // Complete but not retired (the caller holds the request): an eager message to another rank
-    // whose data has left may still wait unmatched in the receiver's queue, so ask for it like a
-    // pending one; the request is pending again until the answer. A synchronous or rendezvous
-    // send completes only once matched, a failed one never left, and a small message to oneself
-    // was copied into the queue without a request to name it.
-    if (r->peer_world == e.my_world || r->status.error != errc::success || r->mode == send_mode::synchronous ||
-        (r->proto & proto_rndv))
-      return false;
-    r->complete.store(false, std::memory_order_release);
-    ++e.pending_sends;  // finish_send_if_done counts it out again
-  } else if (r->peer_world == e.my_world) {
-    // To oneself: only a message still holding the sender's buffer (synchronous or large) waits
-    // in the queue with the request; a small one was copied and its send is complete already.
-    match_ctx& m = ctx_of(r->ctx);
-    for (unexpected* u = m.uq_tail; u; u = u->prev) {
-      if (u->kind != uq_kind::self || u->sreq != r) continue;
-      m.remove_uq(u);
-      delete u;
-      r->status.cancelled = true;
-      r->proto |= proto_data_out | proto_acked;
-      finish_send_if_done(r);
-      return true;
-    }
-    return false;  // matched: the send completes with its receive
-  }
-  r->proto |= proto_cancel_wait;
-  if (core::rt().local_of_world[static_cast<size_t>(r->peer_world)] < 0) {
-    remote::cancel_send(r);
-    return true;
-  }
-  // Behind the message in the pair's FIFO: the receiver has all of it when the request arrives.
-  send_ctrl(r->peer_world, pkt_cancel_req, reinterpret_cast<uint64_t>(r),
-            uint64_t(r->ctx) | (uint64_t(uint32_t(r->tag)) << 32));
-  return true;
-}
-
-bool withdraw_unexpected(uint32_t ctx, int peer_world, int tag, uint64_t cookie, void** remote_desc,
-                         uint64_t* remote_len) {
-  *remote_desc = nullptr;
-  *remote_len = 0;
-  match_ctx& m = ctx_of(ctx);
-  // Newest first: the message of the send being cancelled arrived just before the request. An
-  // older entry with the same cookie (a completed eager send whose request object was reused, or
-  // an earlier start of a persistent request) has the same envelope, so it is matched before the
-  // newer one: if the newer one is gone, so is every older one.
-  for (unexpected* u = m.uq_tail; u; u = u->prev) {
-    if (u->cookie != cookie || u->peer_world != peer_world || u->tag != tag || u->kind == uq_kind::self) continue;
-    m.remove_uq(u);
-    if (u->kind == uq_kind::remote_rndv) {
-      *remote_desc = reinterpret_cast<void*>(u->addr);
-      *remote_len = u->len;
-    }
-    if (u->data && u->data != u->inline_data) uq_buf_free(u->data, u->len);
-    delete u;
-    return true;
-  }
-  return false;
-}
-
-void cancel_answer(request* r, bool cancelled) {
-  r->proto &= ~proto_cancel_wait;
-  if (cancelled) {
-    r->status.cancelled = true;
-    const int l = core::rt().local_of_world[static_cast<size_t>(r->peer_world)];
-    if (l >= 0) {
-      // Shared memory: every byte of an eager message left before the request; a rendezvous
-      // message was never read.
-      if ((r->proto & proto_rndv) && !(r->proto & proto_data_out)) --eng().peers[static_cast<size_t>(l)].rndv_out;
-      r->proto |= proto_data_out | proto_acked;
-    } else {
-      // UCX: no acknowledgement will come; the transport's operation still completes (data_out).
-      r->proto |= proto_acked;
-    }
-  }
-  finish_send_if_done(r);
-}
-
 }  // namespace baton::p2p
 
 namespace baton::p2p {
@@ -1435,77 +1210,6 @@ request* start_internal(core::req_kind kind, void* buf, int64_t count, const dat
   request* r = internal_request(kind, buf, count, dt, peer, tag, c, ctx, on_complete, owner, step);
   start_prepared(r);
   return r;
-}
-
-}  // namespace baton::p2p
-
-// ---- MPI_Isendrecv / MPI_Isendrecv_replace: one request over an internal send and receive ----
-namespace baton::p2p {
-
-namespace {
-struct sendrecv_state {
-  int pending = 2;
-  void* packed = nullptr;  // Isendrecv_replace: the packed copy of the outgoing data
-};
-
-void sendrecv_part_done(request* q) {
-  request* user = static_cast<request*>(q->ext);
-  auto* st = static_cast<sendrecv_state*>(user->scratch);
-  if (q->kind == core::req_kind::recv) {
-    user->status = q->status;
-  } else if (q->status.error != errc::success && user->status.error == errc::success) {
-    user->status.error = q->status.error;
-  }
-  core::request_delete(q);
-  if (--st->pending == 0) {
-    std::free(st->packed);
-    st->packed = nullptr;
-    complete_request(user);
-  }
-}
-
-void sendrecv_destroy(request* r) {
-  auto* st = static_cast<sendrecv_state*>(r->scratch);
-  if (st) std::free(st->packed);
-  delete st;
-  r->scratch = nullptr;
-}
-
-errc sendrecv_refuse_cancel(request*) {
-  return core::error_set(errc::request, "an MPI_Isendrecv request cannot be cancelled");
-}
-
-const core::request_ops sendrecv_ops{nullptr, sendrecv_refuse_cancel, nullptr, sendrecv_destroy};
-}  // namespace
-
-errc isendrecv(const void* sendbuf, int64_t scount, const datatype* stype, int dest, int stag, void* recvbuf,
-               int64_t rcount, const datatype* rtype, int source, int rtag, comm* c, bool replace, request** out) {
-  core::engine_guard g;
-  // The user request carries the receive's arguments (status, buffer) and holds the references.
-  request* user = make_p2p(core::req_kind::recv, recvbuf, rcount, rtype, source, rtag, c);
-  user->ops = &sendrecv_ops;
-  user->active = true;
-  auto* st = new sendrecv_state;
-  user->scratch = st;
-  const void* data = sendbuf;
-  const datatype* dt = stype;
-  int64_t n = scount;
-  if (replace) {
-    const uint64_t bytes = static_cast<uint64_t>(scount) * static_cast<uint64_t>(stype->size());
-    st->packed = std::malloc(bytes ? bytes : 1);
-    (void)core::pack_all(sendbuf, scount, *stype, st->packed);
-    data = st->packed;
-    dt = core::predefined_datatype(0x247);  // MPI_BYTE
-    n = static_cast<int64_t>(bytes);
-  }
-  *out = user;
-  // Both parts may complete at once (self, PROC_NULL): the counter handles any order.
-  (void)start_internal(core::req_kind::recv, recvbuf, rcount, rtype, source, rtag, c, c->ctx, sendrecv_part_done,
-                       user, 0);
-  (void)start_internal(core::req_kind::send, const_cast<void*>(data), n, dt, dest, stag, c, c->ctx,
-                       sendrecv_part_done, user, 1);
-  core::progress_new_work();
-  return errc::success;
 }
 
 }  // namespace baton::p2p

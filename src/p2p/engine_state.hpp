@@ -145,8 +145,15 @@ void complete_request(request* r);
 // Returns a block of the attached buffer once its buffered send has left it (bsend.cpp).
 void bsend_release(void* block);
 // Starts a send/receive whose request fields are set (engine lock held).
-void start_send_locked(request* r);
-void start_recv_locked(request* r);
+void start_send(request* r);
+void start_recv(request* r);
+// A new point-to-point request on c that holds references on c and dt (not started).
+request* make_p2p(core::req_kind kind, const void* buf, int64_t count, const datatype* dt, int peer, int tag,
+                  comm* c);
+// A receive matched an unexpected message (removed from its queue): deliver it, free the entry.
+void deliver_unexpected(request* r, unexpected* u);
+// Emits a control packet (pkt_sync_ack, pkt_cancel_req, ...) towards world rank peer_world.
+void send_ctrl(int peer_world, uint8_t type, uint64_t cookie, uint64_t aux);
 
 // Payload buffers of unexpected eager messages, pooled by power-of-two size class: every
 // transport allocates with uq_buf_alloc(len) and the engine frees with uq_buf_free(b, len).
