@@ -28,6 +28,17 @@ void probe_status(const unexpected* u, req_status* st) {
   st->bytes = u->len;
 }
 
+// Takes u off its queue into a new message handle (holding a reference on c) for *msg.
+void take_message(match_ctx& m, unexpected* u, comm* c, message** msg, req_status* st) {
+  m.remove_uq(u);
+  probe_status(u, st);
+  auto* msgp = new message;
+  msgp->u = u;
+  msgp->c = c;
+  c->retain();
+  *msg = msgp;
+}
+
 void null_status(req_status* st) {
   if (!st) return;
   *st = req_status{};
@@ -79,14 +90,7 @@ errc improbe(int source, int tag, comm* c, bool* flag, message** msg, req_status
   unexpected* u = m.find_uq(source, tag);
   *flag = u != nullptr;
   *msg = nullptr;
-  if (!u) return errc::success;
-  m.remove_uq(u);
-  probe_status(u, st);
-  auto* msgp = new message;
-  msgp->u = u;
-  msgp->c = c;
-  c->retain();
-  *msg = msgp;
+  if (u) take_message(m, u, c, msg, st);
   return errc::success;
 }
 
@@ -100,13 +104,7 @@ errc mprobe(int source, int tag, comm* c, message** msg, req_status* st) {
   match_ctx& m = ctx_of(c->ctx);
   unexpected* u = nullptr;
   core::progress_wait(g, [&] { return (u = m.find_uq(source, tag)) != nullptr; });
-  m.remove_uq(u);
-  probe_status(u, st);
-  auto* msgp = new message;
-  msgp->u = u;
-  msgp->c = c;
-  c->retain();
-  *msg = msgp;
+  take_message(m, u, c, msg, st);
   return errc::success;
 }
 

@@ -1,5 +1,7 @@
-// MPI_Isendrecv and MPI_Isendrecv_replace: one request over an internal send and receive.
+// MPI_Sendrecv, MPI_Sendrecv_replace, MPI_Isendrecv, MPI_Isendrecv_replace: a send and a receive
+// started together.
 #include <cstdlib>
+#include <vector>
 
 #include "core/comm.hpp"
 #include "core/datatype.hpp"
@@ -7,8 +9,46 @@
 #include "core/runtime.hpp"
 #include "p2p/engine_state.hpp"
 
-// ---- MPI_Isendrecv / MPI_Isendrecv_replace: one request over an internal send and receive ----
 namespace baton::p2p {
+
+// ---- blocking: two requests on the caller's stack, no references taken ----
+
+namespace {
+// Starts the receive, then the send, and waits for both; the receive's status, and its error or
+// else the send's.
+errc exchange(request& sr, request& rr, core::req_status* st) {
+  core::engine_guard g;
+  start_recv(&rr);
+  start_send(&sr);
+  core::progress_new_work();
+  core::progress_wait(g, [&] { return sr.is_complete() && rr.is_complete(); });
+  if (st) *st = rr.status;
+  return rr.status.error != errc::success ? rr.status.error : sr.status.error;
+}
+}  // namespace
+
+errc sendrecv(const void* sendbuf, int64_t scount, const datatype* stype, int dest, int stag, void* recvbuf,
+              int64_t rcount, const datatype* rtype, int source, int rtag, comm* c, core::req_status* st) {
+  request sr, rr;
+  stack_request(rr, core::req_kind::recv, recvbuf, rcount, rtype, source, rtag, c, core::send_mode::standard);
+  stack_request(sr, core::req_kind::send, sendbuf, scount, stype, dest, stag, c, core::send_mode::standard);
+  return exchange(sr, rr, st);
+}
+
+errc sendrecv_replace(void* buf, int64_t count, const datatype* type, int dest, int stag, int source, int rtag,
+                      comm* c, core::req_status* st) {
+  // The outgoing data are packed first, so the receive may land in the same buffer.
+  const uint64_t bytes = uint64_t(count) * uint64_t(type->size());
+  std::vector<char> tmp(bytes);
+  (void)core::pack_all(buf, count, *type, tmp.data());
+  request sr, rr;
+  stack_request(rr, core::req_kind::recv, buf, count, type, source, rtag, c, core::send_mode::standard);
+  stack_request(sr, core::req_kind::send, tmp.data(), int64_t(bytes), core::predefined_datatype(0x247) /* MPI_BYTE */,
+                dest, stag, c, core::send_mode::standard);
+  return exchange(sr, rr, st);
+}
+
+// ---- MPI_Isendrecv / MPI_Isendrecv_replace: one request over an internal send and receive ----
 
 namespace {
 struct sendrecv_state {
