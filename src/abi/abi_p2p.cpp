@@ -162,17 +162,9 @@ int sendrecv_impl(const char* fn, const void* sendbuf, int64_t sendcount, MPI_Da
   if (errc e = check_args(fn, recvbuf, recvcount, recvtype, source, recvtag, comm, false, r); e != errc::success)
     return abi::raise(fn, r.c, e);
   return call(fn, s.c, [&] {
-    core::request *rr = nullptr, *sr = nullptr;
-    if (errc e = p2p::irecv(recvbuf, recvcount, r.t, source, recvtag, r.c, &rr); e != errc::success) return e;
-    if (errc e = p2p::isend(sendbuf, sendcount, s.t, dest, sendtag, s.c, send_mode::standard, &sr); e != errc::success)
-      return e;
-    (void)p2p::wait(sr);
-    (void)p2p::wait(rr);
-    errc e = rr->status.error;
-    abi::to_status(rr->status, status);
-    if (e == errc::success) e = sr->status.error;
-    free_request(sr);
-    free_request(rr);
+    core::req_status st;
+    errc e = p2p::sendrecv(sendbuf, sendcount, s.t, dest, sendtag, recvbuf, recvcount, r.t, source, recvtag, s.c, &st);
+    abi::to_status(st, status);
     return e;
   });
 }
@@ -185,21 +177,9 @@ int sendrecv_replace_impl(const char* fn, void* buf, int64_t count, MPI_Datatype
   if (errc e = check_args(fn, buf, count, type, source, recvtag, comm, false, r); e != errc::success)
     return abi::raise(fn, r.c, e);
   return call(fn, s.c, [&] {
-    const uint64_t bytes = uint64_t(count) * uint64_t(s.t->size());
-    std::vector<char> tmp(bytes);
-    (void)core::pack_all(buf, count, *s.t, tmp.data());
-    const core::datatype* byte = core::predefined_datatype(0x247);
-    core::request *rr = nullptr, *sr = nullptr;
-    if (errc e = p2p::irecv(buf, count, r.t, source, recvtag, r.c, &rr); e != errc::success) return e;
-    if (errc e = p2p::isend(tmp.data(), int64_t(bytes), byte, dest, sendtag, s.c, send_mode::standard, &sr);
-        e != errc::success)
-      return e;
-    (void)p2p::wait(sr);
-    (void)p2p::wait(rr);
-    errc e = rr->status.error;
-    abi::to_status(rr->status, status);
-    free_request(sr);
-    free_request(rr);
+    core::req_status st;
+    errc e = p2p::sendrecv_replace(buf, count, s.t, dest, sendtag, source, recvtag, s.c, &st);
+    abi::to_status(st, status);
     return e;
   });
 }

@@ -3,7 +3,7 @@
 //
 // - Identity: processes of other launches get indices past this launch's world (core/procs.hpp);
 //   groups, communicators and the point-to-point engine use those indices like world ranks.
-// - Transport: processes of different launches always talk through UCX (p2p::remote::dyn_*),
+// - Transport: processes of different launches always talk through UCX (transport::ucx::dyn_*),
 //   which itself uses shared memory, CMA or TCP as it finds them; a build without UCX refuses
 //   every connection with errc::unsupported_operation.
 // - Rendezvous: a port is a TCP listening socket of the process that opened it; its name lists

@@ -18,6 +18,7 @@
 
 #include "core/runtime.hpp"
 #include "p2p/p2p.hpp"
+#include "transport/ucx/ucx.hpp"
 
 namespace baton::dynamic::wire {
 
@@ -227,16 +228,16 @@ errc register_members(const std::vector<member>& ms, std::vector<int>* out) {
   for (const member& m : ms) {
     int index = -1;
     if (errc e = core::proc_register(m.id, &index); e != errc::success) return e;
-    if (core::proc_foreign(index)) p2p::remote::dyn_add_peer(index, m.addr);
+    if (core::proc_foreign(index)) transport::ucx::dyn_add_peer(index, m.addr);
     out->push_back(index);
   }
   return errc::success;
 }
 
 errc self_member(member* m) {
-  if (errc e = p2p::remote::dyn_init(); e != errc::success) return e;
+  if (errc e = transport::ucx::dyn_init(); e != errc::success) return e;
   m->id = core::proc_identity(core::rt().world_rank);
-  return p2p::remote::dyn_address(m->addr);
+  return transport::ucx::dyn_address(m->addr);
 }
 
 uint64_t random64() {

@@ -293,7 +293,7 @@ errc bsend_start(const void* buf, int64_t count, const datatype* dt, int dest, i
     user->ext = r;
     r->ext = user;
   }
-  start_send_locked(r);
+  start_send(r);
   return errc::success;
 }
 

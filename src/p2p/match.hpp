@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "core/request.hpp"
+#include "transport/transport.hpp"
 
 namespace baton::p2p {
 
@@ -14,28 +15,24 @@ using core::request;
 
 enum class uq_kind : uint8_t {
   eager,  // data buffered here
-  rndv,   // RTS from a shared-memory peer: data still at the sender
-  self,   // send to oneself: data still in the sender's buffer (sreq)
-  remote_rndv,  // large message from another host: data still at the sender (addr: UCX descriptor)
+  rndv,   // data still at the sender: the transport named in `ref` fetches them (transport.hpp)
 };
 
 // An unexpected message (and, after a matched probe, the MPI_Message behind the handle).
-struct unexpected {
+struct unexpected : transport::queued {
   unexpected* next = nullptr;
   unexpected* prev = nullptr;
   uq_kind kind = uq_kind::eager;
-  bool sync = false;        // sender waits for a match acknowledgement
-  bool cma = false;         // rendezvous: sender's buffer readable with process_vm_readv
+  bool sync = false;        // sender waits for a match acknowledgement (transport::ack_match)
   int src = 0;              // rank in the communicator
   int tag = 0;
-  int peer_world = -1;
+  int peer_world = -1;      // sender's process index (transport.hpp)
   uint32_t ctx = 0;
   uint64_t len = 0;         // message bytes
   uint64_t received = 0;    // eager: bytes buffered so far
   uint64_t cookie = 0;      // sender's request
-  uint64_t addr = 0;        // rendezvous: sender's buffer address
+  transport::rndv_ref ref;  // rendezvous: what the transport holds for the message
   char* data = nullptr;     // eager payload
-  request* sreq = nullptr;  // self: the sending request
   char inline_data[64];     // small eager payloads avoid a malloc
   unexpected* bnext = nullptr;  // links in the (source, tag) bucket
   unexpected* bprev = nullptr;

@@ -15,11 +15,15 @@
 #include "core/progress.hpp"
 #include "core/runtime.hpp"
 #include "p2p/engine_state.hpp"
+#include "transport/shm/shm.hpp"
 
 namespace baton::p2p {
 
-using transport::shm::pkt_header;
-using transport::shm::segment;
+namespace shm = transport::shm;
+using shm::out_item;
+using shm::peer_state;
+using shm::pkt_header;
+using shm::segment;
 
 namespace {
 
@@ -31,7 +35,7 @@ constexpr uint32_t match_ctx_offset = 1u << 15;
 constexpr uint32_t wire_ctx_offset = match_ctx_offset + 1;
 
 enum : uint8_t {
-  pkt_mdata = pkt_matched_first,  // first fragment of a message: cookie = receiver channel, aux = 0
+  pkt_mdata = shm::pkt_ext_first,  // first fragment of a message: cookie = receiver channel, aux = 0
   pkt_mcont,                      // further fragments: aux = offset in the message
   pkt_mcredit,                    // receiver -> sender: a receive was started (cookie = sender channel)
   pkt_mfin,                       // sender -> receiver: data written single-copy (aux = bytes)
@@ -139,10 +143,15 @@ const core::datatype* byte_type() {
   return core::predefined_datatype(0x247);
 }  // MPI_BYTE
 
-// A peer on another host (reached through UCX; with BATON_TRANSPORT=ucx every other rank).
+// A peer that is neither this process nor on the shared-memory rings (another host, reached
+// through UCX; with BATON_TRANSPORT=ucx every other rank): the pair talks through engine messages.
 bool world_is_remote(int world) {
-  return world != eng().my_world && core::rt().local_of_world[static_cast<size_t>(world)] < 0;
+  const transport::kind k = transport::route_of(world).via;
+  return k != transport::kind::self && k != transport::kind::shm;
 }
+
+// The shared-memory peer state of a process on this host.
+peer_state& peer_of_world(int world) { return shm::peer(transport::route_of(world).index); }
 
 // Wire tags of remote receive channels: never reused while the process lives (2^30 matches), so a
 // message left for a freed channel can't be taken by a later one.
@@ -180,10 +189,10 @@ void recv_finish(channel* ch) {
 // asleep waiting for it).
 void unpark(early* e) {
   g_parked[e->peer][e->idx] = nullptr;
-  eng().peers[e->peer].parked &= ~(uint64_t(1) << e->idx);
+  shm::peer(e->peer).parked &= ~(uint64_t(1) << e->idx);
   e->slot->full.store(0, std::memory_order_release);
   e->slot = nullptr;
-  peer_doorbell(e->peer);
+  shm::ring_doorbell(e->peer);
 }
 
 void deliver_early(channel* ch) {
@@ -273,7 +282,7 @@ void on_wire_received(request* q) {
 // ---- sending ----
 
 bool cma_write(channel* ch, request* r) {
-  engine& e = eng();
+  shm::state& e = shm::st();
   if (!e.cma_ok || !ch->peer_addr || !r->dt->is_contiguous() || r->total == 0) return false;
   const uint64_t want = std::min(r->total, ch->peer_cap);
   const pid_t pid = e.seg.area(peer_of_world(ch->peer_world).local).pid;
@@ -302,12 +311,12 @@ void transmit(channel* ch) {
   request* r = ch->req;
   if (ch->gated && cma_write(ch, r)) {
     r->done = r->total;
-    emission_enqueue(peer_of_world(ch->peer_world), out_item{pkt_mfin, ch->peer_chan, r->total, nullptr});
+    shm::enqueue(peer_of_world(ch->peer_world), out_item{pkt_mfin, ch->peer_chan, r->total, nullptr});
     send_finish(r);
     return;
   }
   r->done = 0;
-  emission_enqueue(peer_of_world(ch->peer_world), out_item{pkt_mdata, ch->peer_chan, 0, r});
+  shm::enqueue(peer_of_world(ch->peer_world), out_item{pkt_mdata, ch->peer_chan, 0, r});
 }
 
 void send_start(channel* ch) {
@@ -357,7 +366,7 @@ void recv_start(channel* ch) {
     if (ch->fifo.front()->got >= ch->fifo.front()->len) deliver_early(ch);
     return;  // a partial head is delivered when its last fragment arrives
   }
-  if (ch->gated) emission_enqueue(peer_of_world(ch->peer_world), out_item{pkt_mcredit, ch->peer_chan, 0, nullptr});
+  if (ch->gated) shm::enqueue(peer_of_world(ch->peer_world), out_item{pkt_mcredit, ch->peer_chan, 0, nullptr});
 }
 
 errc matched_on_start(request* r) {
@@ -425,7 +434,7 @@ bool park(peer_state& p, channel* ch, pkt_header* h) {
   if (idx >= 64) return false;
   if (g_parked.size() <= p.local) g_parked.resize(p.local + 1);
   auto& v = g_parked[p.local];
-  if (v.size() <= idx) v.resize(eng().seg.params().nslots, nullptr);
+  if (v.size() <= idx) v.resize(shm::st().seg.params().nslots, nullptr);
   auto* e = new early{static_cast<char*>(segment::payload(h)), h->msg_len, h->msg_len, 0, h, p.local, idx};
   v[idx] = e;
   p.parked |= uint64_t(1) << idx;  // shm_poll leaves the slot full
@@ -519,16 +528,16 @@ void on_offer(request* q) {
     return;
   }
   request* r = ch->req;
-  engine& en = eng();
+  const shm::state* shm_st = shm::g_state;
   ch->src_rank = src;
   ch->src_tag = tag;
   ch->peer_world = r->c->world_rank(src);
-  ch->self = ch->peer_world == en.my_world;
+  ch->self = ch->peer_world == eng().my_world;
   ch->remote = world_is_remote(ch->peer_world);
   ch->peer_chan = ch->off.chan;
   ch->gated = !ch->self && !ch->remote &&
-              ((ch->off.flags & offer_sync) || ch->off.bytes > en.eager_max ||
-               ch->off.bytes > en.seg.slot_payload() * (en.seg.params().nslots / 2));
+              ((ch->off.flags & offer_sync) || ch->off.bytes > shm_st->eager_max ||
+               ch->off.bytes > shm_st->seg.slot_payload() * (shm_st->seg.params().nslots / 2));
   ch->rep.chan = ch->id;
   ch->rep.capacity = static_cast<uint64_t>(r->count) * static_cast<uint64_t>(r->dt->size());
   ch->rep.addr = !ch->remote && r->dt->is_contiguous()
@@ -586,14 +595,19 @@ errc match_begin(request* r, void (*done)(void*, errc), void* arg) {
   return errc::success;
 }
 
-// ---- engine hooks (engine_state.hpp) ----
+}  // namespace baton::p2p
 
-bool matched_emit(peer_state& p, const out_item& it) {
+// ---- the shared-memory transport's hooks (transport/shm/shm.hpp, namespace ext) ----
+namespace baton::transport::shm::ext {
+
+using namespace baton::p2p;
+
+bool emit(peer_state& p, const out_item& it) {
   request* r = it.req;
-  const size_t cap = eng().seg.slot_payload();
+  const size_t cap = st().seg.slot_payload();
   bool any = false;
   while (r->done < r->total || (r->total == 0 && !any)) {
-    pkt_header* h = slot_reserve(p);
+    pkt_header* h = reserve_slot(p);
     if (!h) break;
     const size_t n = std::min<uint64_t>(cap, r->total - r->done);
     h->type = r->done == 0 ? pkt_mdata : pkt_mcont;
@@ -606,27 +620,27 @@ bool matched_emit(peer_state& p, const out_item& it) {
     h->cookie = it.cookie;
     h->aux = r->done;
     copy_out(r, r->done, segment::payload(h), n);
-    slot_commit(p, h);
+    commit_slot(p, h);
     r->done += n;
     any = true;
     if (r->total == 0) break;
   }
-  if (any) peer_doorbell(p.local);
+  if (any) ring_doorbell(p.local);
   if (r->done < r->total || (!any && r->total == 0)) return false;
   send_finish(r);
   return true;
 }
 
-void matched_unpark(peer_state& p, uint32_t idx) {
+void unpark(peer_state& p, uint32_t idx) {
   early* e = g_parked[p.local][idx];
   char* copy = static_cast<char*>(std::malloc(e->len));  // parked messages exceed park_min bytes
   std::memcpy(copy, e->data, e->len);
-  unpark(e);
+  baton::p2p::unpark(e);
   e->data = copy;
   e->cap = e->len;
 }
 
-void matched_packet(peer_state& p, pkt_header* h) {
+void packet(peer_state& p, pkt_header* h) {
   channel* ch = table_find(h->cookie);
   if (!ch) return;  // the request was freed: drop
   switch (h->type) {
@@ -654,4 +668,4 @@ void matched_packet(peer_state& p, pkt_header* h) {
   }
 }
 
-}  // namespace baton::p2p
+}  // namespace baton::transport::shm::ext

@@ -1,11 +1,11 @@
-// Point-to-point engine: matching, the four send modes, eager and rendezvous protocols.
+// Point-to-point engine: matching, the four send modes, completion.
 //
-// One matching engine serves every transport. A message is matched by (context, source, tag) in
-// the order it arrived from its source; posted receives are matched in the order they were posted
-// (non-overtaking). Protocols by size: eager (the data travels with the envelope through ring
-// slots), rendezvous (an RTS carries the envelope; after the match the receiver pulls the data with
-// one copy through process_vm_readv, or the sender streams it through the pair's bulk channel).
-// Messages to oneself never touch a transport.
+// One matching engine serves every transport (src/transport/transport.hpp). A message is matched
+// by (context, source, tag) in the order it arrived from its source; posted receives are matched
+// in the order they were posted (non-overtaking). The protocol comes from the peer's transport's
+// capabilities: eager up to its eager limit (the data travel with the envelope), rendezvous past
+// it (the envelope first; after the match the receiver fetches the data through the transport).
+// Messages to oneself go through the self transport, which never leaves the process.
 //
 // All calls here expect the engine lock held (engine_guard) when threads are in use; waiting calls
 // release it while they sleep.
@@ -16,6 +16,7 @@
 
 #include "core/error.hpp"
 #include "core/request.hpp"
+#include "transport/transport.hpp"
 
 namespace baton::core {
 class comm;
@@ -47,12 +48,7 @@ extern const core::runtime_hook runtime_hook;
 // ---- introspection (the MPI_T variables, src/abi/abi_tool_vars.cpp); callable from any thread ----
 // The protocols' size limits in bytes: the ones MPI_Init took (kept after MPI_Finalize), or before
 // MPI_Init the ones it would take from the environment now.
-struct engine_limits {
-  uint64_t shm_eager_max = 0;  // BATON_SHM_EAGER_MAX: largest eager message between same-host ranks
-  uint64_t shm_cma_min = 0;    // BATON_SHM_CMA_MIN: smallest rendezvous message read with process_vm_readv
-  uint64_t shm_coop_min = 0;   // BATON_SHM_COOP_MIN: smallest message copied by both ends (0: never)
-  uint64_t ucx_eager_max = 0;  // BATON_UCX_EAGER_MAX: largest eager message through UCX
-};
+using engine_limits = transport::limits;  // the transports' limits (transport.hpp)
 engine_limits engine_limits_now();
 // Matching queue lengths summed over every context, and sends not yet complete; zeros while no
 // engine runs. Takes the engine lock (which only exists when threads are in use).
@@ -162,6 +158,14 @@ void release_prepared(request* r);
 }  // namespace baton::p2p
 
 namespace baton::p2p {
+// MPI_Sendrecv / MPI_Sendrecv_replace (sendrecv.cpp): the receive and the send start together and
+// both complete before the call returns; st gets the receive's status. The result is the
+// receive's error, else the send's. Arguments are checked.
+[[nodiscard]] errc sendrecv(const void* sendbuf, int64_t scount, const datatype* stype, int dest, int stag,
+                            void* recvbuf, int64_t rcount, const datatype* rtype, int source, int rtag, comm* c,
+                            core::req_status* st);
+[[nodiscard]] errc sendrecv_replace(void* buf, int64_t count, const datatype* type, int dest, int stag, int source,
+                                    int rtag, comm* c, core::req_status* st);
 // MPI_Isendrecv (replace = false) and MPI_Isendrecv_replace (replace = true: the outgoing data is
 // packed at the call, then the buffer receives). The request completes when both parts have; its
 // status is the receive's.
@@ -175,14 +179,3 @@ namespace baton::p2p {
 // of each listed rank of this host (indices on the host) that sleeps waiting for progress.
 void wake_local_ranks(const uint32_t* locals, int n);
 }  // namespace baton::p2p
-
-namespace baton::p2p::remote {
-// Processes of other launches (dynamic processes, core/procs.hpp) are reached through the UCX
-// transport (src/transport/ucx/), whatever host they are on. dyn_init makes its worker if the
-// launch did not (errc::unsupported_operation in a build without UCX); dyn_address gives the
-// worker's address (bytes) for a connection handshake; dyn_add_peer records a registered process's
-// address (first one wins) and delivers what it sent before this process knew it.
-[[nodiscard]] errc dyn_init();
-[[nodiscard]] errc dyn_address(std::string& out);
-void dyn_add_peer(int index, const std::string& address);
-}  // namespace baton::p2p::remote

@@ -1,6 +1,6 @@
 // Pieces of persistent collectives that need no processes: the persistent tag space
-// (src/coll/schedule.hpp), the point-to-point engine's circular output queue (engine_state.hpp),
-// pinned matching buckets and the pooled unexpected-message entries (match.hpp).
+// (src/coll/schedule.hpp), the circular FIFO of the shared-memory transport's output queues
+// (core/fifo.hpp), pinned matching buckets and the pooled unexpected-message entries (match.hpp).
 #include <gtest/gtest.h>
 
 #include <set>
@@ -8,7 +8,7 @@
 
 #include "coll/schedule.hpp"
 #include "core/comm.hpp"
-#include "p2p/engine_state.hpp"
+#include "core/fifo.hpp"
 #include "p2p/match.hpp"
 
 namespace baton {
@@ -39,7 +39,7 @@ TEST(PersistentTag, DistinctPerIdAndOrdinal) {
 }
 
 TEST(Fifo, KeepsOrderAcrossGrowthAndWrap) {
-  p2p::fifo<int> q;
+  core::fifo<int> q;
   EXPECT_TRUE(q.empty());
   int next_in = 0, next_out = 0;
   // churn with a varying backlog: wraps around and grows several times

@@ -1,4 +1,5 @@
-// Point-to-point protocols of src/p2p/engine.cpp between real processes: the test forks the ranks
+// Point-to-point protocols of src/p2p (matching) over the transports of src/transport (shared
+// memory, self) between real processes: the test forks the ranks
 // and serves them PMI-1 itself (pmi_fake.hpp). Each rank starts the runtime, moves byte buffers
 // of sizes chosen to hit one protocol (eager in one slot, eager over several slots, rendezvous
 // through the bulk channel, rendezvous with process_vm_readv, messages to oneself), checks data
@@ -17,6 +18,7 @@
 #include "core/request.hpp"
 #include "core/runtime.hpp"
 #include "p2p/engine_state.hpp"
+#include "transport/shm/shm.hpp"
 #include "p2p/p2p.hpp"
 #include "pmi_fake.hpp"
 
@@ -33,6 +35,7 @@ constexpr uint32_t k_mpi_byte = 0x247;
 constexpr uint64_t k_mb = 1 << 20;
 
 const datatype* byte_type() { return core::predefined_datatype(k_mpi_byte); }
+transport::shm::state& shm_state() { return transport::shm::st(); }
 comm* world() { return core::rt().world; }
 
 std::string unique_kvs() {
@@ -203,9 +206,20 @@ void unexpected_first(rank_checks& ck, int rank, const std::vector<uint64_t>& si
 
 TEST(ProtocolEager, SizesPostedFirst) {
   run_job(2, {}, [](rank_checks& ck, int rank) {
-    ck.expect(eng().shm, "two local ranks use shared memory");
-    ck.expect(eng().seg.slot_payload() == k_slot, "default slot payload");
-    ck.expect(eng().eager_max == k_eager_max, "default eager limit");
+    ck.expect(shm_state().on, "two local ranks use shared memory");
+    ck.expect(shm_state().seg.slot_payload() == k_slot, "default slot payload");
+    ck.expect(shm_state().eager_max == k_eager_max, "default eager limit");
+    // The seam: this rank through the self transport, the other through shared memory, whose
+    // capabilities say what the p2p layer may do with it.
+    const transport::route me = transport::route_of(rank), other = transport::route_of(1 - rank);
+    ck.expect(me.via == transport::kind::self, "a rank reaches itself through the self transport");
+    ck.expect(other.via == transport::kind::shm && other.index == uint32_t(1 - rank),
+              "the other rank of this host is reached through shared memory, by its index on the host");
+    const transport::caps& c = transport::caps_of(transport::kind::shm);
+    ck.expect(c.eager_max == k_eager_max && c.inject_max == k_slot && c.eager_sync && !c.loopback,
+              "shared-memory capabilities: eager limit, one slot injected, synchronous eager messages");
+    ck.expect(transport::caps_of(transport::kind::self).loopback && !transport::caps_of(transport::kind::self).eager_sync,
+              "self capabilities: loopback, synchronous sends by rendezvous");
     posted_first(ck, rank, eager_sizes(), send_mode::standard);
   });
 }
@@ -280,14 +294,14 @@ TEST(ProtocolEager, BackPressureBeyondRingCapacity) {
 // The ring is filled deterministically: the receiver waits in a PMI barrier, not polling.
 TEST(ProtocolEager, ZeroByteSendIntoFullRingIsNotLost) {
   run_job(2, {}, [](rank_checks& ck, int rank) {
-    const int nslots = static_cast<int>(eng().seg.params().nslots);
+    const int nslots = static_cast<int>(shm_state().seg.params().nslots);
     if (rank == 0) {
       std::vector<std::vector<char>> bufs;
       std::vector<request*> reqs;
       for (int i = 0; i < nslots; ++i) bufs.push_back(pattern(8, static_cast<uint32_t>(i)));
       for (int i = 0; i < nslots; ++i) reqs.push_back(post_send(ck, bufs[static_cast<size_t>(i)], 1, i));
-      peer_state& p = eng().peers[1];
-      ck.expect(p.outq.empty() && eng().seg.slot(1, eng().me_local, p.tx)->full.load() == 1,
+      transport::shm::peer_state& p = shm_state().peers[1];
+      ck.expect(p.outq.empty() && shm_state().seg.slot(1, shm_state().me_local, p.tx)->full.load() == 1,
                 "set-up: the ring to rank 1 is exactly full");
       const std::vector<char> none, last = pattern(8, 99);
       reqs.push_back(post_send(ck, none, 1, nslots));     // zero bytes into the full ring
@@ -334,15 +348,15 @@ bool cma_permitted(int peer_pid) {
 }
 
 void cma_job(rank_checks& ck, int rank, bool unexpected) {
-  ck.expect(eng().cma_min == 4096, "BATON_SHM_CMA_MIN read");
-  const bool permitted = cma_permitted(eng().seg.area(static_cast<uint32_t>(1 - rank)).pid);
+  ck.expect(shm_state().cma_min == 4096, "BATON_SHM_CMA_MIN read");
+  const bool permitted = cma_permitted(shm_state().seg.area(static_cast<uint32_t>(1 - rank)).pid);
   if (!permitted && rank == 1) std::fprintf(stderr, "[rank 1] process_vm_readv not permitted: fallback path only\n");
   if (unexpected)
     unexpected_first(ck, rank, rndv_sizes(), send_mode::standard);
   else
     posted_first(ck, rank, rndv_sizes(), send_mode::standard);
   // The receiver keeps using single-copy reads only if they worked.
-  if (rank == 1) ck.expect(eng().cma_ok == permitted, "cma_ok after the transfers matches what the kernel allows");
+  if (rank == 1) ck.expect(shm_state().cma_ok == permitted, "cma_ok after the transfers matches what the kernel allows");
 }
 
 TEST(ProtocolRendezvous, CmaPostedFirst) {
@@ -356,7 +370,7 @@ TEST(ProtocolRendezvous, CmaUnexpected) {
 TEST(ProtocolRendezvous, CmaDisabledFallsBackToBulk) {
   env_list env{{"BATON_SHM_CMA_MIN", "4096"}, {"BATON_SHM_CMA", "0"}};
   run_job(2, env, [](rank_checks& ck, int rank) {
-    ck.expect(!eng().cma_ok, "BATON_SHM_CMA=0 read");
+    ck.expect(!shm_state().cma_ok, "BATON_SHM_CMA=0 read");
     posted_first(ck, rank, {k_mb + 7}, send_mode::standard);
   });
 }
@@ -365,7 +379,7 @@ TEST(ProtocolRendezvous, CmaDisabledFallsBackToBulk) {
 TEST(ProtocolRendezvous, EagerLimitFromEnvironment) {
   env_list env{{"BATON_SHM_EAGER_MAX", "100"}};
   run_job(2, env, [](rank_checks& ck, int rank) {
-    ck.expect(eng().eager_max == 100, "BATON_SHM_EAGER_MAX read");
+    ck.expect(shm_state().eager_max == 100, "BATON_SHM_EAGER_MAX read");
     posted_first(ck, rank, {0, 100, 101, 5000, 3 * k_slot}, send_mode::standard);
     unexpected_first(ck, rank, {0, 100, 101, 5000, 3 * k_slot}, send_mode::standard);
   });
@@ -646,7 +660,7 @@ TEST(ProtocolSelf, SingletonWithoutLauncher) {
     ::unsetenv("PMI_FD");
     return as_rank(0, [](rank_checks& ck) {
       ck.expect(core::rt().world_size == 1, "singleton world");
-      ck.expect(!eng().shm, "no shared memory for one rank");
+      ck.expect(!shm_state().on, "no shared memory for one rank");
       self_job(ck);
     });
   });

@@ -1,14 +1,15 @@
-// The UCX transport: point-to-point traffic with ranks on other hosts (and with every rank under
-// BATON_TRANSPORT=ucx), carried by UCP active messages into the one matching engine.
+// The UCX transport (transport.hpp, ucx.hpp): point-to-point traffic with ranks on other hosts
+// (and with every rank under BATON_TRANSPORT=ucx), carried by UCP active messages into the one
+// matching engine.
 //
 // Design (docs/architecture.md, "UCX transport"):
 // - Every message is one active message (id am_msg) whose header is Baton's envelope (context,
 //   source, tag, length, sender's request, sequence number). The AM handler runs inside
-//   ucp_worker_progress() (called by this transport's poller with the engine lock held) and
-//   matches against the same posted queue as the shared-memory transport, so MPI_ANY_SOURCE sees
-//   local and remote senders alike, in arrival order.
-// - Messages up to BATON_UCX_EAGER_MAX (default 64 KiB) go eagerly: the handler copies the
-//   payload into the matched buffer or into an unexpected-queue entry. Larger ones go with UCP's
+//   ucp_worker_progress() (called by this transport's poller with the engine lock held) and hands
+//   the envelope to matching (transport::up), the same posted queue as the shared-memory
+//   transport's, so MPI_ANY_SOURCE sees local and remote senders alike, in arrival order.
+// - Messages up to BATON_UCX_EAGER_MAX (caps eager_max, default 64 KiB) go eagerly: matching
+//   copies the payload into the matched buffer or into an unexpected-queue entry. Larger ones go with UCP's
 //   AM rendezvous: the handler only sees a descriptor; once a receive matches, ucp_am_recv_data_nbx
 //   lands the data straight in the user's buffer (contiguous, no truncation) and the sender's
 //   operation completes when the data has been fetched, which is also the match acknowledgement
@@ -25,13 +26,13 @@
 //   a flush, destroy the worker.
 // - Other launches (dynamic processes, src/comm/dynamic_*.cpp): processes met through spawn,
 //   connect/accept or join have indices past this launch's world (core/procs.hpp) and are always
-//   reached here, whatever host they are on. The worker is then made on first use (dyn_init) when
-//   the launch itself did not need UCX, their addresses come from the connection handshake
-//   (dyn_add_peer), not from PMI, and their endpoints report a peer's failure instead of aborting.
-//   The envelope names its sender by identity (launch id, rank in that launch); an arrival from a
-//   process not registered yet (its connection's handshake is still being broadcast here) waits
-//   until it is.
-#include "p2p/engine_state.hpp"
+//   reached here, whatever host they are on (dyn_add_peer gives them a UCX route). The worker is
+//   then made on first use (dyn_init) when the launch itself did not need UCX, their addresses
+//   come from the connection handshake (dyn_add_peer), not from PMI, and their endpoints report a
+//   peer's failure instead of aborting. The envelope names its sender by identity (launch id, rank
+//   in that launch); an arrival from a process not registered yet (its connection's handshake is
+//   still being broadcast here) waits until it is.
+#include "transport/ucx/ucx.hpp"
 
 #ifdef BATON_HAVE_UCX
 
@@ -50,13 +51,15 @@
 #include <thread>
 #include <vector>
 
+#include "core/comm.hpp"
 #include "core/datatype.hpp"
 #include "core/futex.hpp"
 #include "core/procs.hpp"
 #include "core/progress.hpp"
+#include "core/request_bytes.hpp"
 #include "core/runtime.hpp"
 
-namespace baton::p2p::remote {
+namespace baton::transport::ucx {
 
 namespace {
 
@@ -66,7 +69,7 @@ enum : uint16_t { am_msg = 17, am_ack = 18, am_cancel_ans = 19 };
 enum : uint8_t { hdr_sync = 1, hdr_rndv = 2, hdr_cancel = 4 };
 
 // Baton's envelope, the header of every am_msg.
-struct envelope {
+struct envelope_hdr {
   uint32_t ctx;
   int32_t src;       // rank in the communicator
   int32_t tag;
@@ -82,7 +85,7 @@ struct envelope {
 // One outgoing operation: UCX reads the header (and a packed copy of non-contiguous data) until
 // it completes.
 struct send_op {
-  envelope hdr;
+  envelope_hdr hdr;
   request* r = nullptr;  // nullptr: an acknowledgement
   uint64_t ack_cookie = 0;
   uint64_t answer[2] = {0, 0};  // am_cancel_ans: the send's cookie, 1 withdrawn / 0 matched
@@ -91,7 +94,7 @@ struct send_op {
 
 // An arrival ahead of its sequence number, or one whose handling waits outside the callback.
 struct arrival {
-  envelope hdr;
+  envelope_hdr hdr;
   std::string eager;    // eager payload
   void* desc = nullptr; // rendezvous descriptor
   bool rndv = false;
@@ -115,9 +118,9 @@ struct state {
   ucp_worker_h worker = nullptr;
   int efd = -1;
   std::vector<peer> peers;  // by world rank
-  uint64_t eager_max = 65536;  // BATON_UCX_EAGER_MAX (engine_limits_now(), default in engine.cpp)
-  uint64_t ops = 0;  // operations UCX still holds (sends, acknowledgements, rendezvous receives)
+  uint64_t pending_ops = 0;  // operations UCX still holds (sends, acknowledgements, rendezvous receives)
   bool moved = false;
+  bool in_handler = false;  // inside the message handler: sends and data fetches wait until it returns
   // Work the AM handler may not do itself (start a receive of data, send): run after progress.
   std::vector<std::pair<request*, void*>> rndv_starts;
   std::vector<std::pair<int, uint64_t>> acks;
@@ -213,10 +216,8 @@ void send_op_done(send_op* op, ucs_status_t st) {
       r->status.error = core::error_set(errc::intern, "UCX: send to world rank %d failed: %s", r->peer_world,
                                         ucs_status_string(st));
     r->done = r->total;
-    r->proto |= proto_data_out;
     // A rendezvous send completes once the receiver fetched the data: that is its match.
-    if (op->hdr.flags & hdr_rndv) r->proto |= proto_acked;
-    finish_send_if_done(r);
+    up::sent(r, sent_data_out | ((op->hdr.flags & hdr_rndv) ? uint32_t(sent_acked) : 0u));
   }
   std::free(op->packed);
   delete op;
@@ -224,13 +225,13 @@ void send_op_done(send_op* op, ucs_status_t st) {
 }
 
 void send_cb(void* request, ucs_status_t st, void* user) {
-  --g->ops;
+  --g->pending_ops;
   send_op_done(static_cast<send_op*>(user), st);
   ucp_request_free(request);
 }
 
 // An operation UCP has taken: done now (done(status)), or later through its callback (counted in
-// g->ops until then).
+// g->pending_ops until then).
 template <class Done>
 void posted(ucs_status_ptr_t sp, Done done) {
   if (sp == nullptr) {
@@ -238,7 +239,7 @@ void posted(ucs_status_ptr_t sp, Done done) {
   } else if (UCS_PTR_IS_ERR(sp)) {
     done(UCS_PTR_STATUS(sp));
   } else {
-    ++g->ops;
+    ++g->pending_ops;
   }
 }
 
@@ -256,8 +257,7 @@ void post(ucp_ep_h ep, uint16_t id, send_op* op, const void* hdr, size_t hlen, c
 void fail_send(request* r, errc e) {
   r->status.error = e;
   r->done = r->total;
-  r->proto |= proto_data_out | proto_acked;
-  finish_send_if_done(r);
+  up::sent(r, sent_data_out | sent_acked);
 }
 
 void send_ack(int world, uint64_t cookie) {
@@ -281,17 +281,17 @@ void rndv_done(rndv_recv* rv, ucs_status_t st) {
   if (st != UCS_OK && r->status.error == errc::success)
     r->status.error = core::error_set(errc::intern, "UCX: receiving a message failed: %s", ucs_status_string(st));
   if (rv->tmp) {
-    copy_in(r, 0, rv->tmp, r->msg_len);
+    core::copy_in(r, 0, rv->tmp, r->msg_len);
     std::free(rv->tmp);
   }
   r->done = r->msg_len;
   delete rv;
   g->moved = true;
-  complete_request(r);
+  up::received(r);
 }
 
 void rndv_cb(void* request, ucs_status_t st, size_t, void* user) {
-  --g->ops;
+  --g->pending_ops;
   rndv_done(static_cast<rndv_recv*>(user), st);
   ucp_request_free(request);
 }
@@ -307,7 +307,7 @@ void fetch_into(rndv_recv* rv, void* desc, void* dst, uint64_t len) {
 }
 
 // Fetches a matched rendezvous message into r (outside the AM handler).
-void rndv_fetch(request* r, void* desc) {
+void fetch_matched(request* r, void* desc) {
   auto* rv = new rndv_recv{r, nullptr};
   void* dst;
   if (r->dt->is_contiguous() && r->msg_len <= r->total) {
@@ -335,75 +335,47 @@ void send_cancel_answer(int world, uint64_t cookie, bool withdrawn) {
   post(ep, am_cancel_ans, op, op->answer, sizeof op->answer, nullptr, 0, UCP_AM_SEND_FLAG_EAGER);
 }
 
-// Matches one in-order arrival. Called inside the AM handler: sends and data fetches are deferred.
-void deliver(const envelope& h, const void* data, size_t len, void* desc, bool rndv) {
+// Hands one in-order arrival to matching. Called inside the AM handler: the sends and data
+// fetches matching asks for (ack_match, rndv_fetch, rndv_drop) wait until it returns.
+void deliver(const envelope_hdr& h, const void* data, size_t len, void* desc, bool rndv) {
+  const envelope e{h.ctx, h.src, h.tag, h.src_world, h.len, h.cookie, (h.flags & hdr_sync) != 0};
   if (h.flags & hdr_cancel) {
-    void* wdesc = nullptr;
-    uint64_t wlen = 0;
-    const bool ok = withdraw_unexpected(h.ctx, h.src_world, h.tag, h.cookie, &wdesc, &wlen);
-    if (wdesc) g->discards.emplace_back(wdesc, wlen);
+    const bool ok = up::withdraw(h.ctx, h.src_world, h.tag, h.cookie);
     g->cancel_answers.push_back({h.src_world, h.cookie, ok});
     return;
   }
-  match_ctx& m = ctx_of(h.ctx);
-  if (request* r = m.find_posted(h.src, h.tag)) {
-    m.unpost(r);
-    r->proto &= ~proto_posted;
-    r->matched_ = true;
-    set_recv_status(r, h.src, h.tag, h.len);
-    if (rndv) {
-      r->peer_world = h.src_world;
-      g->rndv_starts.emplace_back(r, desc);
-      return;
-    }
-    copy_in(r, 0, data, len);
-    r->done = len;
-    if (h.flags & hdr_sync) g->acks.emplace_back(h.src_world, h.cookie);
-    complete_request(r);
-    return;
-  }
-  auto* u = new unexpected;
-  u->src = h.src;
-  u->tag = h.tag;
-  u->ctx = h.ctx;
-  u->len = h.len;
-  u->peer_world = h.src_world;
-  u->cookie = h.cookie;
   if (rndv) {
-    u->kind = uq_kind::remote_rndv;
-    u->addr = reinterpret_cast<uint64_t>(desc);
+    up::rndv(e, rndv_ref{kind::ucx, 0, reinterpret_cast<uint64_t>(desc)});
   } else {
-    u->kind = uq_kind::eager;
-    u->sync = h.flags & hdr_sync;
-    u->data = len <= sizeof u->inline_data ? u->inline_data : uq_buf_alloc(len);
-    if (len) std::memcpy(u->data, data, len);
-    u->received = len;
+    envelope whole = e;
+    whole.len = len;  // the payload UCX handed over (the header's length, unless the header lies)
+    up::eager(whole, data);
   }
-  m.push_uq(u);
 }
 
 // The sender's index here, -1 while its launch is not registered.
-int sender_index(const envelope& h) {
+int sender_index(const envelope_hdr& h) {
   if (h.src_job == core::job_id()) return h.src_world < core::rt().world_size ? h.src_world : -1;
   return core::proc_index(h.src_job, h.src_world);
 }
 
 // One arrival whose sender h.src_world (an index here) is known: in order, or held until its
 // predecessors are in. Returns whether UCX's descriptor was kept (rendezvous).
-bool arrive(envelope h, const void* data, size_t len, bool rndv) {
+bool arrive(const envelope_hdr& h, void* data, size_t len, bool rndv) {
   peer& p = peer_at(h.src_world);
   if (h.seq != p.rx_seq) {  // early: hold it until its predecessors are in
     arrival& a = p.early[h.seq];
     a.hdr = h;
     a.rndv = rndv;
     if (rndv) {
-      a.desc = const_cast<void*>(data);
+      a.desc = data;
       return true;
     }
     a.eager.assign(static_cast<const char*>(data), len);
     return false;
   }
-  deliver(h, data, len, const_cast<void*>(data), rndv);
+  g->in_handler = true;
+  deliver(h, data, len, data, rndv);
   ++p.rx_seq;
   while (!p.early.empty() && p.early.begin()->first == p.rx_seq) {
     arrival& a = p.early.begin()->second;
@@ -411,12 +383,13 @@ bool arrive(envelope h, const void* data, size_t len, bool rndv) {
     p.early.erase(p.early.begin());
     ++p.rx_seq;
   }
+  g->in_handler = false;
   return rndv;
 }
 
 ucs_status_t on_msg(void*, const void* header, size_t hlen, void* data, size_t len, const ucp_am_recv_param_t* prm) {
-  if (hlen != sizeof(envelope)) return UCS_OK;
-  envelope h;
+  if (hlen != sizeof(envelope_hdr)) return UCS_OK;
+  envelope_hdr h;
   std::memcpy(&h, header, sizeof h);
   const bool rndv = prm->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV;
   g->moved = true;
@@ -426,14 +399,12 @@ ucs_status_t on_msg(void*, const void* header, size_t hlen, void* data, size_t l
     arrival a;  // another launch's process this one has not registered yet
     a.hdr = h;
     a.rndv = rndv;
-    if (rndv) {
+    if (rndv)
       a.desc = data;
-      g->unknown.push_back(std::move(a));
-      return UCS_INPROGRESS;
-    }
-    a.eager.assign(static_cast<const char*>(data), len);
+    else
+      a.eager.assign(static_cast<const char*>(data), len);
     g->unknown.push_back(std::move(a));
-    return UCS_OK;
+    return rndv ? UCS_INPROGRESS : UCS_OK;
   }
   h.src_world = from;
   return arrive(h, data, len, rndv) ? UCS_INPROGRESS : UCS_OK;
@@ -443,9 +414,7 @@ ucs_status_t on_ack(void*, const void* header, size_t hlen, void*, size_t, const
   if (hlen != sizeof(uint64_t)) return UCS_OK;
   uint64_t cookie;
   std::memcpy(&cookie, header, sizeof cookie);
-  auto* s = reinterpret_cast<request*>(cookie);
-  s->proto |= proto_acked;
-  finish_send_if_done(s);
+  up::sent(reinterpret_cast<request*>(cookie), sent_acked);
   g->moved = true;
   return UCS_OK;
 }
@@ -454,7 +423,10 @@ ucs_status_t on_cancel_ans(void*, const void* header, size_t hlen, void*, size_t
   uint64_t a[2];
   if (hlen != sizeof a) return UCS_OK;
   std::memcpy(a, header, sizeof a);
-  cancel_answer(reinterpret_cast<request*>(a[0]), a[1] != 0);
+  auto* r = reinterpret_cast<request*>(a[0]);
+  // Withdrawn: no acknowledgement will come; the transport's operation still completes (data_out).
+  if (a[1]) r->proto |= sent_acked;
+  up::cancel_answered(r, a[1] != 0);
   g->moved = true;
   return UCS_OK;
 }
@@ -473,7 +445,7 @@ bool ucx_poll() {
     }
     auto starts = std::move(s.rndv_starts);
     s.rndv_starts.clear();
-    for (auto& [r, desc] : starts) rndv_fetch(r, desc);
+    for (auto& [r, desc] : starts) fetch_matched(r, desc);
     auto acks = std::move(s.acks);
     s.acks.clear();
     for (auto& [w, cookie] : acks) send_ack(w, cookie);
@@ -517,7 +489,7 @@ void waker_loop(state* s) {
 
 void wait_ops(double seconds) {
   const uint64_t until = core::progress_now_ns() + static_cast<uint64_t>(seconds * 1e9);
-  while (g->ops > 0 && core::progress_now_ns() < until) {
+  while (g->pending_ops > 0 && core::progress_now_ns() < until) {
     if (!ucx_poll()) sched_yield();
   }
 }
@@ -530,7 +502,6 @@ errc make_worker() {
   core::runtime& R = core::rt();
   g = new state;
   state& s = *g;
-  s.eager_max = engine_limits_now().ucx_eager_max;
   s.peers.resize(R.local_of_world.size());
 
   ucp_config_t* cfg = nullptr;
@@ -582,7 +553,7 @@ errc worker_address(std::string& out) {
 }
 }  // namespace
 
-errc init() {
+errc ops::init() {
   core::runtime& R = core::rt();
   if (errc e = make_worker(); e != errc::success) return e;
   g->published = true;
@@ -606,6 +577,7 @@ errc dyn_address(std::string& out) {
 void dyn_add_peer(int index, const std::string& address) {
   core::engine_guard lock;
   if (!g) return;
+  add_route(index, route{kind::ucx, static_cast<uint32_t>(index)});
   peer& p = peer_at(index);
   if (p.addr.empty()) p.addr = address;
   // Replay what arrived from processes that are known now, in arrival order.
@@ -626,10 +598,12 @@ void dyn_add_peer(int index, const std::string& address) {
   g->moved = true;
 }
 
+namespace {
+
 // A send operation carrying r's envelope (the next sequence number towards its peer).
-static send_op* envelope_op(request* r, uint8_t flags, uint64_t len) {
+send_op* envelope_op(request* r, uint8_t flags, uint64_t len) {
   auto* op = new send_op;
-  envelope& h = op->hdr;
+  envelope_hdr& h = op->hdr;
   h.ctx = r->ctx;
   h.src = r->c->rank;
   h.tag = r->tag;
@@ -642,13 +616,12 @@ static send_op* envelope_op(request* r, uint8_t flags, uint64_t len) {
   return op;
 }
 
-void start_send(request* r) {
-  state& s = *g;
+// Starts a send; p2p chose the protocol (rndv: UCP's AM rendezvous) and set sent_acked unless
+// the sender waits for the match.
+void start_send(request* r, bool rndv) {
   ucp_ep_h ep;
   if (errc e = endpoint(r->peer_world, &ep); e != errc::success) return fail_send(r, e);
-  const bool rndv = r->total > s.eager_max;
   const bool sync = r->mode == core::send_mode::synchronous;
-  if (!sync && !rndv) r->proto |= proto_acked;
   send_op* op = envelope_op(r, static_cast<uint8_t>((sync ? hdr_sync : 0) | (rndv ? hdr_rndv : 0)), r->total);
   op->r = r;
   const void* data;
@@ -656,34 +629,53 @@ void start_send(request* r) {
     data = static_cast<const char*>(r->buf) + r->dt->true_lb();
   } else {
     op->packed = std::malloc(r->total ? r->total : 1);
-    copy_out(r, 0, op->packed, r->total);
+    core::copy_out(r, 0, op->packed, r->total);
     data = op->packed;
   }
-  if (rndv) r->proto |= proto_rndv;
   post(ep, am_msg, op, &op->hdr, sizeof op->hdr, data, r->total, rndv ? UCP_AM_SEND_FLAG_RNDV : UCP_AM_SEND_FLAG_EAGER);
 }
 
-void send_ctrl(int peer_world, uint8_t type, uint64_t cookie) {
-  if (type == pkt_sync_ack) send_ack(peer_world, cookie);
+}  // namespace
+
+void ops::send_eager(request* r, uint32_t) { start_send(r, false); }
+void ops::send_rndv(request* r, uint32_t) { start_send(r, true); }
+
+void ops::ack_match(uint32_t proc, uint64_t cookie) {
+  if (g->in_handler)
+    g->acks.emplace_back(static_cast<int>(proc), cookie);
+  else
+    send_ack(static_cast<int>(proc), cookie);
 }
 
-void cancel_send(request* r) {
+void ops::cancel_send(request* r, uint32_t) {
   ucp_ep_h ep;
   if (errc e = endpoint(r->peer_world, &ep); e != errc::success) {
     // The peer is unreachable (the send itself failed the same way): it completes as it is.
-    cancel_answer(r, false);
+    up::cancel_answered(r, false);
     return;
   }
   send_op* op = envelope_op(r, hdr_cancel, 0);  // op->r stays nullptr: nothing to complete when it has left
   post(ep, am_msg, op, &op->hdr, sizeof op->hdr, nullptr, 0, UCP_AM_SEND_FLAG_EAGER);
 }
 
-void recv_rndv(request* r, unexpected* u) {
-  r->peer_world = u->peer_world;
-  rndv_fetch(r, reinterpret_cast<void*>(u->addr));
+void ops::rndv_fetch(request* r, uint32_t proc, uint64_t, const rndv_ref& ref) {
+  r->peer_world = static_cast<int>(proc);
+  void* desc = reinterpret_cast<void*>(ref.addr);
+  if (g->in_handler)
+    g->rndv_starts.emplace_back(r, desc);
+  else
+    fetch_matched(r, desc);
 }
 
-void finalize() {
+void ops::rndv_drop(uint32_t, uint64_t len, const rndv_ref& ref) {
+  void* desc = reinterpret_cast<void*>(ref.addr);
+  if (g->in_handler)
+    g->discards.emplace_back(desc, len);
+  else
+    rndv_discard(desc, len);
+}
+
+void ops::finalize() {
   if (!g) return;
   state& s = *g;
   core::runtime& R = core::rt();
@@ -742,27 +734,29 @@ void finalize() {
   g = nullptr;
 }
 
-}  // namespace baton::p2p::remote
+}  // namespace baton::transport::ucx
 
 #else  // no UCX in this build: the runtime refuses jobs that would need it before the engine starts
 
-namespace baton::p2p::remote {
-errc init() {
-  return core::error_set(errc::unsupported_operation, "this build of Baton has no UCX transport");
-}
-void finalize() {}
-void start_send(request* r) {
-  r->status.error = core::error_set(errc::unsupported_operation, "this build of Baton has no UCX transport");
+namespace baton::transport::ucx {
+namespace {
+errc no_ucx() { return core::error_set(errc::unsupported_operation, "this build of Baton has no UCX transport"); }
+}  // namespace
+errc ops::init() { return no_ucx(); }
+void ops::finalize() {}
+void ops::send_eager(request* r, uint32_t) {
+  r->status.error = no_ucx();
   r->done = r->total;
-  r->proto |= proto_data_out | proto_acked;
-  finish_send_if_done(r);
+  up::sent(r, sent_data_out | sent_acked);
 }
-void send_ctrl(int, uint8_t, uint64_t) {}
-void cancel_send(request* r) { cancel_answer(r, false); }
-void recv_rndv(request* r, unexpected*) {
-  r->status.error = core::error_set(errc::unsupported_operation, "this build of Baton has no UCX transport");
-  complete_request(r);
+void ops::send_rndv(request* r, uint32_t proc) { send_eager(r, proc); }
+void ops::ack_match(uint32_t, uint64_t) {}
+void ops::cancel_send(request* r, uint32_t) { up::cancel_answered(r, false); }
+void ops::rndv_fetch(request* r, uint32_t, uint64_t, const rndv_ref&) {
+  r->status.error = no_ucx();
+  up::received(r);
 }
+void ops::rndv_drop(uint32_t, uint64_t, const rndv_ref&) {}
 errc dyn_init() {
   return core::error_set(errc::unsupported_operation,
                          "processes of different launches talk through UCX, and this build of Baton has no UCX "
@@ -770,6 +764,6 @@ errc dyn_init() {
 }
 errc dyn_address(std::string&) { return dyn_init(); }
 void dyn_add_peer(int, const std::string&) {}
-}  // namespace baton::p2p::remote
+}  // namespace baton::transport::ucx
 
 #endif
