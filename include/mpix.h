@@ -14,6 +14,19 @@
 
 #include "mpi.h"
 
+/*
+ * The implementation and its version, for programs and build tools that tell MPI libraries apart
+ * at compile time (as MPICH_VERSION and OPEN_MPI do for those). MPI_Get_library_version gives the
+ * same version at run time: "Baton <major>.<minor>.<patch> (...)". The build reads the version
+ * from here (CMakeLists.txt).
+ */
+#define BATON_MPI 1
+#define BATON_VERSION_MAJOR 0
+#define BATON_VERSION_MINOR 1
+#define BATON_VERSION_PATCH 0
+#define BATON_VERSION_STRING "0.1.0"
+#define BATON_NUMVERSION (BATON_VERSION_MAJOR * 10000 + BATON_VERSION_MINOR * 100 + BATON_VERSION_PATCH)
+
 #ifdef __cplusplus
 extern "C" {
 #endif

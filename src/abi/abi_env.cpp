@@ -156,7 +156,7 @@ int PMPI_Get_library_version(char* version, int* resultlen) {
   if (!resultlen)
     return abi::raise("MPI_Get_library_version", nullptr, core::error_set(errc::arg, "NULL resultlen pointer"));
   copy_string(version, resultlen,
-              "Baton 0.1.0 (MPI 5.0 standard ABI 1.0; shared-memory transport; C++20 core)",
+              "Baton " BATON_VERSION_STRING " (MPI 5.0 standard ABI 1.0; shared-memory transport; C++20 core)",
               MPI_MAX_LIBRARY_VERSION_STRING);
   return MPI_SUCCESS;
 }
