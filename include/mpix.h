@@ -74,7 +74,9 @@ enum {
 /* Runs fn(arg) on a MPIX_QUEUE_TYPE_THREAD queue's executor, after every
  * operation enqueued before it and before every operation enqueued after.
  * fn must not call MPI_Enqueue_ or MPI_Queue_ functions on its own queue. */
+/* @api begin: mpix (generated from tools/api/mpi_api.txt by tools/api/gen_api.py) */
 BATON_MPI_DECL(int, MPIX_Queue_enqueue_host, (MPI_Queue *queue, void (*fn)(void *arg), void *arg));
+/* @api end */
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -9,6 +9,7 @@ command -v g++ >/dev/null 2>&1 || need="$need g++"
 # tests/install: a Meson project and pkg-config against the installed library
 command -v meson >/dev/null 2>&1 || need="$need meson"
 command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
+command -v python3 >/dev/null 2>&1 || need="$need python3"  # tools/api/gen_api.py (the build runs it)
 for extra in "$@"; do
   case "$extra" in
     peers)  command -v mpicc.mpich >/dev/null 2>&1 || need="$need mpich libmpich-dev"

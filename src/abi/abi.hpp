@@ -129,6 +129,13 @@ errc bsend_iflush(p2p::bsend_buffer** slot, core::comm* c, MPI_Request* request)
 int raise(const char* fn, core::comm* c, errc e);
 // Same, for an error handler given directly (file/window-less objects).
 int raise_with(const char* fn, core::errhandler* eh, MPI_Comm handle, errc e);
+// The generated "null" check (tools/api): `param` of `fn` is NULL where the function needs a
+// pointer. errc::arg, on the error handler of the call's communicator, window or session when
+// it has one (a valid one), else MPI_COMM_WORLD's.
+int raise_null(const char* fn, const char* param);
+int raise_null(const char* fn, MPI_Comm comm, const char* param);
+int raise_null(const char* fn, MPI_Win win, const char* param);          // abi_rma.cpp
+int raise_null(const char* fn, MPI_Session session, const char* param);  // abi_session.cpp
 
 // Runs `body` (returning errc); exceptions become MPI_ERR_NO_MEM / MPI_ERR_INTERN.
 template <class Body>

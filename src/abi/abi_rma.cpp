@@ -274,6 +274,11 @@ rma::rma_args args(rma::op_kind k, const void* o, int64_t oc, void* res, int64_t
 
 }  // namespace
 
+int baton::abi::raise_null(const char* fn, MPI_Win win, const char* param) {
+  window* w = win == MPI_WIN_NULL ? nullptr : to_win(win);
+  return raise_win(fn, w, core::error_set(errc::arg, "the %s argument is NULL", param));
+}
+
 extern "C" {
 
 // ---- creation and destruction ----

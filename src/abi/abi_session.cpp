@@ -202,6 +202,12 @@ errc make_with_handler(Make make, const core::info* in, core::errhandler* eh, co
 }
 }  // namespace
 
+int baton::abi::raise_null(const char* fn, MPI_Session h, const char* param) {
+  session* s = h == MPI_SESSION_NULL ? nullptr : to_session(h);
+  errc e = core::error_set(errc::arg, "the %s argument is NULL", param);
+  return s ? raise(fn, s, e) : raise_no_session(fn, e);
+}
+
 extern "C" {
 
 // ---- sessions ----
