@@ -1,10 +1,14 @@
 // The C ABI shell: argument checks, handle <-> object conversion, error-handler dispatch.
 //
-// Every MPI function is defined once as PMPI_Name (the profiling interface) and exported as a weak
-// alias MPI_Name (BATON_ALIAS), so tools interpose on MPI_ names. An entry point checks its
-// arguments, converts handles, calls the core inside abi::call() (which turns any exception into an
-// MPI error class: nothing throws across extern "C") and reports a failure through raise(), which
-// runs the communicator's error handler with a message naming the function and the problem.
+// The entry points are generated from the API description (tools/api/mpi_api.txt, README.md
+// there): each MPI function is defined once as PMPI_Name (the profiling interface) and exported as
+// a weak alias MPI_Name, so tools interpose on MPI_ names. PMPI_Name runs the checks the
+// description gives the generated code, then calls its implementation baton::impl::MPI_Name
+// (declared in the generated abi/api_impl.hpp, written in src/abi/*.cpp), which checks the rest
+// of its arguments, converts handles, calls the core inside abi::call() (which turns any exception
+// into an MPI error class: nothing throws across extern "C") and reports a failure through
+// raise(), which runs the communicator's error handler with a message naming the function and the
+// problem.
 //
 // Handles follow the MPI-5.0 standard ABI: predefined handles are small integers (below 0x1000),
 // every other handle is the address of the core object.
@@ -22,6 +26,10 @@
 #include "core/request.hpp"
 #include "core/runtime.hpp"
 
+#include "abi/api_impl.hpp"
+
+// MPI_Name as a weak alias of PMPI_Name (the generated entry points use it; so may a binding file
+// written in the old style until tools/api/convert_binding.py converts it).
 #define BATON_ALIAS(name) \
   extern "C" __attribute__((weak, alias("P" #name), visibility("default"))) decltype(P##name) name
 

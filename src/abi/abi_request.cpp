@@ -98,9 +98,9 @@ errc peek_status(core::request* r, MPI_Status* st) {
 
 }  // namespace
 
-extern "C" {
+namespace baton::impl {
 
-int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
+int MPI_Wait(MPI_Request* request, MPI_Status* status) {
   core::request* r = nullptr;
   if (errc e = abi::check_init("MPI_Wait"); e != errc::success) return abi::raise("MPI_Wait", nullptr, e);
   if (!request) {
@@ -122,9 +122,8 @@ int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
   if (c) c->release();
   return rc;
 }
-BATON_ALIAS(MPI_Wait);
 
-int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   core::request* r = nullptr;
   if (errc e = abi::check_init("MPI_Test"); e != errc::success) return abi::raise("MPI_Test", nullptr, e);
   if (!request) {
@@ -147,7 +146,6 @@ int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
     return retire(request, status);
   });
 }
-BATON_ALIAS(MPI_Test);
 
 static int complete_all(const char* fn, int count, MPI_Request reqs[], MPI_Status statuses[]) {
   // Every request is complete (or null/inactive): report them all.
@@ -173,7 +171,7 @@ static int complete_all(const char* fn, int count, MPI_Request reqs[], MPI_Statu
   return abi::raise(fn, failed_comm, errc::in_status);
 }
 
-int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
+int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
   core::comm* c = nullptr;
   if (errc e = check_array("MPI_Waitall", count, array_of_requests, &c); e != errc::success)
     return abi::raise("MPI_Waitall", c, e);
@@ -188,9 +186,8 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of
   if (rc != MPI_SUCCESS) return rc;
   return complete_all("MPI_Waitall", count, array_of_requests, array_of_statuses);
 }
-BATON_ALIAS(MPI_Waitall);
 
-int PMPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[]) {
+int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[]) {
   core::comm* c = nullptr;
   if (errc e = check_array("MPI_Testall", count, array_of_requests, &c); e != errc::success)
     return abi::raise("MPI_Testall", c, e);
@@ -205,7 +202,6 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Stat
   *flag = 1;
   return complete_all("MPI_Testall", count, array_of_requests, array_of_statuses);
 }
-BATON_ALIAS(MPI_Testall);
 
 static int any_impl(const char* fn, int count, MPI_Request reqs[], int* index, int* flag, MPI_Status* status,
                     bool block) {
@@ -248,15 +244,13 @@ static int any_impl(const char* fn, int count, MPI_Request reqs[], int* index, i
   return MPI_SUCCESS;
 }
 
-int PMPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status) {
+int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status) {
   return any_impl("MPI_Waitany", count, array_of_requests, index, nullptr, status, true);
 }
-BATON_ALIAS(MPI_Waitany);
 
-int PMPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status) {
+int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status) {
   return any_impl("MPI_Testany", count, array_of_requests, index, flag, status, false);
 }
-BATON_ALIAS(MPI_Testany);
 
 static int some_impl(const char* fn, int incount, MPI_Request reqs[], int* outcount, int indices[],
                      MPI_Status statuses[], bool block) {
@@ -307,19 +301,17 @@ static int some_impl(const char* fn, int incount, MPI_Request reqs[], int* outco
   return abi::raise(fn, failed_comm, errc::in_status);
 }
 
-int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
+int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
                   MPI_Status array_of_statuses[]) {
   return some_impl("MPI_Waitsome", incount, array_of_requests, outcount, array_of_indices, array_of_statuses, true);
 }
-BATON_ALIAS(MPI_Waitsome);
 
-int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
+int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
                   MPI_Status array_of_statuses[]) {
   return some_impl("MPI_Testsome", incount, array_of_requests, outcount, array_of_indices, array_of_statuses, false);
 }
-BATON_ALIAS(MPI_Testsome);
 
-int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
   core::request* r = nullptr;
   if (errc e = abi::check_request(request, &r); e != errc::success)
     return abi::raise("MPI_Request_get_status", nullptr, e);
@@ -342,7 +334,6 @@ int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) 
   abi::to_status(r->status, status);
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Request_get_status);
 
 // MPI-4.1 3.7.5: the array forms of Request_get_status test like Testall/Testany/Testsome but never
 // free a request or make it inactive.
@@ -352,7 +343,7 @@ static int get_status_report(const char* fn, core::comm* c, bool failed) {
   return abi::raise(fn, c, errc::in_status);
 }
 
-int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int* flag,
+int MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int* flag,
                                 MPI_Status* array_of_statuses) {
   const char* fn = "MPI_Request_get_status_all";
   core::comm* c = nullptr;
@@ -387,9 +378,8 @@ int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[]
   }
   return get_status_report(fn, failed_comm, failed);
 }
-BATON_ALIAS(MPI_Request_get_status_all);
 
-int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int* indx, int* flag,
+int MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int* indx, int* flag,
                                 MPI_Status* status) {
   const char* fn = "MPI_Request_get_status_any";
   core::comm* c = nullptr;
@@ -416,9 +406,8 @@ int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[]
   if (!any_active) abi::empty_status(status);
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Request_get_status_any);
 
-int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int* outcount,
+int MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int* outcount,
                                  int array_of_indices[], MPI_Status* array_of_statuses) {
   const char* fn = "MPI_Request_get_status_some";
   core::comm* c = nullptr;
@@ -449,9 +438,8 @@ int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_request
   *outcount = any_active ? n : MPI_UNDEFINED;
   return get_status_report(fn, failed_comm, failed);
 }
-BATON_ALIAS(MPI_Request_get_status_some);
 
-int PMPI_Request_free(MPI_Request* request) {
+int MPI_Request_free(MPI_Request* request) {
   core::request* r = nullptr;
   if (!request || *request == MPI_REQUEST_NULL) {
     (void)core::error_set(errc::request, "cannot free MPI_REQUEST_NULL");
@@ -484,9 +472,8 @@ int PMPI_Request_free(MPI_Request* request) {
   *request = MPI_REQUEST_NULL;
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Request_free);
 
-int PMPI_Cancel(MPI_Request* request) {
+int MPI_Cancel(MPI_Request* request) {
   core::request* r = nullptr;
   if (!request || *request == MPI_REQUEST_NULL) {
     (void)core::error_set(errc::request, "cannot cancel MPI_REQUEST_NULL");
@@ -503,23 +490,20 @@ int PMPI_Cancel(MPI_Request* request) {
   }
   return call("MPI_Cancel", r->c, [&] { return p2p::cancel(r); });
 }
-BATON_ALIAS(MPI_Cancel);
 
-int PMPI_Test_cancelled(const MPI_Status* status, int* flag) {
+int MPI_Test_cancelled(const MPI_Status* status, int* flag) {
   if (!status) return abi::raise("MPI_Test_cancelled", nullptr, core::error_set(errc::arg, "NULL status pointer"));
   if (!flag) return abi::raise("MPI_Test_cancelled", nullptr, core::error_set(errc::arg, "NULL flag pointer"));
   *flag = status->MPI_internal[2] != 0;
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Test_cancelled);
 
-int PMPI_Status_set_cancelled(MPI_Status* status, int flag) {
+int MPI_Status_set_cancelled(MPI_Status* status, int flag) {
   if (!status)
     return abi::raise("MPI_Status_set_cancelled", nullptr, core::error_set(errc::arg, "NULL status pointer"));
   status->MPI_internal[2] = flag ? 1 : 0;
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Status_set_cancelled);
 
 // A matched request on CUDA device memory copies to and from its staging buffer on a CUDA stream.
 static int refuse_device_start(const char* fn, core::request* r) {
@@ -551,16 +535,15 @@ static int start_impl(const char* fn, core::request* r) {
   return call(fn, r->c, [&] { return p2p::start(r); });
 }
 
-int PMPI_Start(MPI_Request* request) {
+int MPI_Start(MPI_Request* request) {
   core::request* r = nullptr;
   if (errc e = abi::check_init("MPI_Start"); e != errc::success) return abi::raise("MPI_Start", nullptr, e);
   if (errc e = abi::check_request(request ? *request : MPI_REQUEST_NULL, &r); e != errc::success)
     return abi::raise("MPI_Start", nullptr, e);
   return start_impl("MPI_Start", r);
 }
-BATON_ALIAS(MPI_Start);
 
-int PMPI_Startall(int count, MPI_Request array_of_requests[]) {
+int MPI_Startall(int count, MPI_Request array_of_requests[]) {
   core::comm* c = nullptr;
   if (errc e = check_array("MPI_Startall", count, array_of_requests, &c); e != errc::success)
     return abi::raise("MPI_Startall", c, e);
@@ -580,7 +563,6 @@ int PMPI_Startall(int count, MPI_Request array_of_requests[]) {
   }
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Startall);
 
 // ---- counts ----
 
@@ -599,22 +581,20 @@ static int get_count_impl(const char* fn, const MPI_Status* status, MPI_Datatype
   return MPI_SUCCESS;
 }
 
-int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
   int64_t c = 0;
   if (!count) return abi::raise("MPI_Get_count", nullptr, core::error_set(errc::arg, "NULL count pointer"));
   int rc = get_count_impl("MPI_Get_count", status, datatype, &c);
   if (rc == MPI_SUCCESS) *count = c > INT32_MAX ? MPI_UNDEFINED : int(c);
   return rc;
 }
-int PMPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+int MPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
   int64_t c = 0;
   if (!count) return abi::raise("MPI_Get_count_c", nullptr, core::error_set(errc::arg, "NULL count pointer"));
   int rc = get_count_impl("MPI_Get_count_c", status, datatype, &c);
   if (rc == MPI_SUCCESS) *count = c;
   return rc;
 }
-BATON_ALIAS(MPI_Get_count);
-BATON_ALIAS(MPI_Get_count_c);
 
 static int get_elements_impl(const char* fn, const MPI_Status* status, MPI_Datatype datatype, int64_t* count) {
   const core::datatype* t = abi::to_type(datatype);
@@ -625,39 +605,36 @@ static int get_elements_impl(const char* fn, const MPI_Status* status, MPI_Datat
   return MPI_SUCCESS;
 }
 
-int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
   int64_t c = 0;
   if (!count) return abi::raise("MPI_Get_elements", nullptr, core::error_set(errc::arg, "NULL count pointer"));
   int rc = get_elements_impl("MPI_Get_elements", status, datatype, &c);
   if (rc == MPI_SUCCESS) *count = c > INT32_MAX ? MPI_UNDEFINED : int(c);
   return rc;
 }
-int PMPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+int MPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
   int64_t c = 0;
   if (!count) return abi::raise("MPI_Get_elements_c", nullptr, core::error_set(errc::arg, "NULL count pointer"));
   int rc = get_elements_impl("MPI_Get_elements_c", status, datatype, &c);
   if (rc == MPI_SUCCESS) *count = c;
   return rc;
 }
-int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
   int64_t c = 0;
   if (!count) return abi::raise("MPI_Get_elements_x", nullptr, core::error_set(errc::arg, "NULL count pointer"));
   int rc = get_elements_impl("MPI_Get_elements_x", status, datatype, &c);
   if (rc == MPI_SUCCESS) *count = c;
   return rc;
 }
-BATON_ALIAS(MPI_Get_elements);
-BATON_ALIAS(MPI_Get_elements_c);
-BATON_ALIAS(MPI_Get_elements_x);
 
-int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) {
+int MPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) {
   const core::datatype* t = abi::to_type(datatype);
   if (!t) return abi::raise("MPI_Status_set_elements", nullptr, errc::type);
   if (!status) return abi::raise("MPI_Status_set_elements", nullptr, core::error_set(errc::arg, "NULL status pointer"));
   abi::set_status_bytes(status, uint64_t(t->bytes_of_elements(count)));  // count is in basic elements
   return MPI_SUCCESS;
 }
-int PMPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
+int MPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
   const core::datatype* t = abi::to_type(datatype);
   if (!t) return abi::raise("MPI_Status_set_elements_c", nullptr, errc::type);
   if (!status)
@@ -665,7 +642,7 @@ int PMPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Co
   abi::set_status_bytes(status, uint64_t(t->bytes_of_elements(count)));  // count is in basic elements
   return MPI_SUCCESS;
 }
-int PMPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
+int MPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
   const core::datatype* t = abi::to_type(datatype);
   if (!t) return abi::raise("MPI_Status_set_elements_x", nullptr, errc::type);
   if (!status)
@@ -673,8 +650,5 @@ int PMPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Co
   abi::set_status_bytes(status, uint64_t(t->bytes_of_elements(count)));  // count is in basic elements
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Status_set_elements);
-BATON_ALIAS(MPI_Status_set_elements_c);
-BATON_ALIAS(MPI_Status_set_elements_x);
 
-}  // extern "C"
+}  // namespace baton::impl

@@ -208,11 +208,11 @@ int baton::abi::raise_null(const char* fn, MPI_Session h, const char* param) {
   return s ? raise(fn, s, e) : raise_no_session(fn, e);
 }
 
-extern "C" {
+namespace baton::impl {
 
 // ---- sessions ----
 
-int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* session_out) {
+int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* session_out) {
   const char* fn = "MPI_Session_init";
   core::errhandler* eh = abi::to_errhandler(errhandler);
   if (!eh) {
@@ -244,9 +244,8 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* ses
   *session_out = to_handle(s);
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Session_init);
 
-int PMPI_Session_finalize(MPI_Session* session_io) {
+int MPI_Session_finalize(MPI_Session* session_io) {
   const char* fn = "MPI_Session_finalize";
   if (!session_io) {
     (void)core::error_set(errc::arg, "NULL session pointer");
@@ -280,9 +279,8 @@ int PMPI_Session_finalize(MPI_Session* session_io) {
   eh->release();
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Session_finalize);
 
-int PMPI_Session_get_info(MPI_Session session_h, MPI_Info* info_used) {
+int MPI_Session_get_info(MPI_Session session_h, MPI_Info* info_used) {
   const char* fn = "MPI_Session_get_info";
   session* s = to_session(session_h);
   if (!s) return raise_no_session(fn, errc::session);
@@ -297,11 +295,10 @@ int PMPI_Session_get_info(MPI_Session session_h, MPI_Info* info_used) {
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Session_get_info);
 
 // ---- process sets ----
 
-int PMPI_Session_get_num_psets(MPI_Session session_h, MPI_Info info, int* npset_names) {
+int MPI_Session_get_num_psets(MPI_Session session_h, MPI_Info info, int* npset_names) {
   const char* fn = "MPI_Session_get_num_psets";
   session* s = to_session(session_h);
   if (!s) return raise_no_session(fn, errc::session);
@@ -313,9 +310,8 @@ int PMPI_Session_get_num_psets(MPI_Session session_h, MPI_Info info, int* npset_
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Session_get_num_psets);
 
-int PMPI_Session_get_nth_pset(MPI_Session session_h, MPI_Info info, int n, int* pset_len, char* pset_name) {
+int MPI_Session_get_nth_pset(MPI_Session session_h, MPI_Info info, int n, int* pset_len, char* pset_name) {
   const char* fn = "MPI_Session_get_nth_pset";
   session* s = to_session(session_h);
   if (!s) return raise_no_session(fn, errc::session);
@@ -340,9 +336,8 @@ int PMPI_Session_get_nth_pset(MPI_Session session_h, MPI_Info info, int n, int* 
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Session_get_nth_pset);
 
-int PMPI_Session_get_pset_info(MPI_Session session_h, const char* pset_name, MPI_Info* info) {
+int MPI_Session_get_pset_info(MPI_Session session_h, const char* pset_name, MPI_Info* info) {
   const char* fn = "MPI_Session_get_pset_info";
   session* s = to_session(session_h);
   if (!s) return raise_no_session(fn, errc::session);
@@ -360,9 +355,8 @@ int PMPI_Session_get_pset_info(MPI_Session session_h, const char* pset_name, MPI
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Session_get_pset_info);
 
-int PMPI_Group_from_session_pset(MPI_Session session_h, const char* pset_name, MPI_Group* newgroup) {
+int MPI_Group_from_session_pset(MPI_Session session_h, const char* pset_name, MPI_Group* newgroup) {
   const char* fn = "MPI_Group_from_session_pset";
   session* s = to_session(session_h);
   if (!s) return raise_no_session(fn, errc::session);
@@ -377,12 +371,11 @@ int PMPI_Group_from_session_pset(MPI_Session session_h, const char* pset_name, M
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Group_from_session_pset);
 
 // ---- communicators from groups ----
 
 
-int PMPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info info, MPI_Errhandler errhandler,
+int MPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info info, MPI_Errhandler errhandler,
                                 MPI_Comm* newcomm) {
   const char* fn = "MPI_Comm_create_from_group";
   int rc = MPI_SUCCESS;
@@ -421,7 +414,6 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info
   *newcomm = abi::to_handle(n);
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Comm_create_from_group);
 
 // MPI_Intercomm_create_from_groups (MPI-4.1 7.6.2): collective over both groups, with no parent
 // communicator; as MPI_Comm_create_from_group, errors go to the handler passed in and the bridge
@@ -429,7 +421,7 @@ BATON_ALIAS(MPI_Comm_create_from_group);
 // string tag (with another seed than MPI_Comm_create_from_group's, so the two seldom meet), the key
 // from the string tag and both groups (the core adds the bridge's member order): every member of
 // both groups must pass the same string tag and the same two groups (swapped on the other side).
-int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group,
+int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group,
                                       int remote_leader, const char* stringtag, MPI_Info info,
                                       MPI_Errhandler errhandler, MPI_Comm* newintercomm) {
   const char* fn = "MPI_Intercomm_create_from_groups";
@@ -479,62 +471,55 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, M
   *newintercomm = abi::to_handle(n);
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Intercomm_create_from_groups);
 
 // ---- buffered mode (MPI-4.1 3.6): the session's buffer, used by the buffered sends of the
 // communicators derived from the session that have no buffer of their own ----
 
-int PMPI_Session_attach_buffer(MPI_Session session_h, void* buffer, int size) {
+int MPI_Session_attach_buffer(MPI_Session session_h, void* buffer, int size) {
   const char* fn = "MPI_Session_attach_buffer";
   session* s = to_session(session_h);
   if (!s) return raise_no_session(fn, errc::session);
   return call(fn, s, [&] { return abi::bsend_attach(&s->link->bsend, buffer, size); });
 }
-BATON_ALIAS(MPI_Session_attach_buffer);
 
-int PMPI_Session_attach_buffer_c(MPI_Session session_h, void* buffer, MPI_Count size) {
+int MPI_Session_attach_buffer_c(MPI_Session session_h, void* buffer, MPI_Count size) {
   const char* fn = "MPI_Session_attach_buffer_c";
   session* s = to_session(session_h);
   if (!s) return raise_no_session(fn, errc::session);
   return call(fn, s, [&] { return abi::bsend_attach(&s->link->bsend, buffer, size); });
 }
-BATON_ALIAS(MPI_Session_attach_buffer_c);
 
-int PMPI_Session_detach_buffer(MPI_Session session_h, void* buffer_addr, int* size) {
+int MPI_Session_detach_buffer(MPI_Session session_h, void* buffer_addr, int* size) {
   const char* fn = "MPI_Session_detach_buffer";
   session* s = to_session(session_h);
   if (!s) return raise_no_session(fn, errc::session);
   return call(fn, s, [&] { return abi::bsend_detach(&s->link->bsend, buffer_addr, size); });
 }
-BATON_ALIAS(MPI_Session_detach_buffer);
 
-int PMPI_Session_detach_buffer_c(MPI_Session session_h, void* buffer_addr, MPI_Count* size) {
+int MPI_Session_detach_buffer_c(MPI_Session session_h, void* buffer_addr, MPI_Count* size) {
   const char* fn = "MPI_Session_detach_buffer_c";
   session* s = to_session(session_h);
   if (!s) return raise_no_session(fn, errc::session);
   return call(fn, s, [&] { return abi::bsend_detach(&s->link->bsend, buffer_addr, size); });
 }
-BATON_ALIAS(MPI_Session_detach_buffer_c);
 
-int PMPI_Session_flush_buffer(MPI_Session session_h) {
+int MPI_Session_flush_buffer(MPI_Session session_h) {
   const char* fn = "MPI_Session_flush_buffer";
   session* s = to_session(session_h);
   if (!s) return raise_no_session(fn, errc::session);
   return call(fn, s, [&] { return p2p::buffer_flush(&s->link->bsend); });
 }
-BATON_ALIAS(MPI_Session_flush_buffer);
 
-int PMPI_Session_iflush_buffer(MPI_Session session_h, MPI_Request* request) {
+int MPI_Session_iflush_buffer(MPI_Session session_h, MPI_Request* request) {
   const char* fn = "MPI_Session_iflush_buffer";
   session* s = to_session(session_h);
   if (!s) return raise_no_session(fn, errc::session);
   return call(fn, s, [&] { return abi::bsend_iflush(&s->link->bsend, core::rt().self, request); });
 }
-BATON_ALIAS(MPI_Session_iflush_buffer);
 
 // ---- error handlers ----
 
-int PMPI_Session_create_errhandler(MPI_Session_errhandler_function* fnp, MPI_Errhandler* errhandler) {
+int MPI_Session_create_errhandler(MPI_Session_errhandler_function* fnp, MPI_Errhandler* errhandler) {
   const char* fn = "MPI_Session_create_errhandler";
   if (!fnp || !errhandler) {
     (void)core::error_set(errc::arg, "NULL %s", fnp ? "errhandler output" : "function");
@@ -547,9 +532,8 @@ int PMPI_Session_create_errhandler(MPI_Session_errhandler_function* fnp, MPI_Err
   *errhandler = abi::to_handle(e);
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Session_create_errhandler);
 
-int PMPI_Session_set_errhandler(MPI_Session session_h, MPI_Errhandler errhandler) {
+int MPI_Session_set_errhandler(MPI_Session session_h, MPI_Errhandler errhandler) {
   const char* fn = "MPI_Session_set_errhandler";
   session* s = to_session(session_h);
   if (!s) return raise_no_session(fn, errc::session);
@@ -569,9 +553,8 @@ int PMPI_Session_set_errhandler(MPI_Session session_h, MPI_Errhandler errhandler
   s->eh = e;
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Session_set_errhandler);
 
-int PMPI_Session_get_errhandler(MPI_Session session_h, MPI_Errhandler* errhandler) {
+int MPI_Session_get_errhandler(MPI_Session session_h, MPI_Errhandler* errhandler) {
   const char* fn = "MPI_Session_get_errhandler";
   session* s = to_session(session_h);
   if (!s) return raise_no_session(fn, errc::session);
@@ -583,9 +566,8 @@ int PMPI_Session_get_errhandler(MPI_Session session_h, MPI_Errhandler* errhandle
   *errhandler = abi::to_handle(s->eh);
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Session_get_errhandler);
 
-int PMPI_Session_call_errhandler(MPI_Session session_h, int errorcode) {
+int MPI_Session_call_errhandler(MPI_Session session_h, int errorcode) {
   const char* fn = "MPI_Session_call_errhandler";
   session* s = to_session(session_h);
   if (!s) return raise_no_session(fn, errc::session);
@@ -593,6 +575,5 @@ int PMPI_Session_call_errhandler(MPI_Session session_h, int errorcode) {
   (void)raise(fn, s, errc(errorcode));
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Session_call_errhandler);
 
-}  // extern "C"
+}  // namespace baton::impl

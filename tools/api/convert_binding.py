@@ -32,7 +32,7 @@ import gen_api  # noqa: E402
 OPEN = 'extern "C" {'
 CLOSE = re.compile(r'^}\s*//\s*extern "C"\s*$')
 DEF = re.compile(r'^(\s*)((?:const\s+)?[A-Za-z_][\w:]*(?:\s*\*)?\s+\**)P(MPIX?_\w+)\s*\(')
-MACRO_DEF = re.compile(r'\bP##(\w+)\s*\(')
+MACRO_DEF = re.compile(r'\bP##(\w+(?:##\w+)*)\s*\(')
 MACRO_PMPI = re.compile(r'\bPMPI(X?)_##')
 ALIAS = re.compile(r'^\s*BATON_ALIAS\((MPIX?_\w+|MPIX?_##[\w#]+|\w+)\);\s*(\\)?\s*$')
 

@@ -341,6 +341,8 @@ def binding(fn):
     body = []
     fname = '"%s"' % fn.name
     target = error_target(fn)
+    if fn.ret != 'int' and (fn.checks and not fn.selfcheck):
+        raise ApiError('%s returns %s, not an error code: it can have no checks' % (fn.name, fn.ret))
     if 'init' in fn.checks and not fn.selfcheck:
         body.append('  if (core::errc e = abi::check_init(%s); e != core::errc::success) [[unlikely]]' % fname)
         body.append('    return abi::raise(%s, nullptr, e);' % fname)
@@ -394,7 +396,9 @@ def cmd_bindings(outdir):
     write_if_changed(os.path.join(d, 'api_impl.hpp'), '\n'.join(hpp) + '\n')
     for gid, title, fns in groups:
         cpp = ['// ' + GEN_NOTE, '// %s: the PMPI_ entry points and their MPI_ weak aliases.' % title,
-               '#include "abi/abi.hpp"', '', 'using namespace baton;', '', 'extern "C" {', '']
+               '// (mpi.h\'s by-value queue overloads would make decltype(PMPI_...) ambiguous in BATON_ALIAS.)',
+               '#define BATON_NO_QUEUE_BY_VALUE', '#include "abi/abi.hpp"', '', 'using namespace baton;', '',
+               'extern "C" {', '']
         for fn in fns:
             if fn.name in missing:
                 continue
