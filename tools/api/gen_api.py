@@ -20,7 +20,7 @@ UNIMPLEMENTED = os.path.join(HERE, 'unimplemented.txt')
 
 INTENTS = ('in', 'out', 'inout')
 KINDS = ('choice', 'count', 'disp', 'bytes', 'rank', 'root', 'tag', 'bool', 'status', 'statuses', 'string',
-         'strings', 'handle', 'handles', 'array', 'callback', 'ptr', 'large', 'null')
+         'strings', 'handle', 'handles', 'array', 'callback', 'ptr', 'large', 'null', 'async')
 # Large-count kinds: the C type of the int form -> the type of the _c form.
 LARGE_TYPES = {'count': ('int', 'MPI_Count'), 'disp': ('int', 'MPI_Aint'), 'bytes': ('MPI_Aint', 'MPI_Count')}
 CHECKS = ('init', 'comm', 'type', 'group', 'win', 'info', 'op', 'request', 'session', 'queue', 'message', 'file',
