@@ -3,7 +3,9 @@
 
   convert_binding.py [--dry-run] [--api DIR] src/abi/abi_file.cpp ...
 
-(--api DIR: the mpi_api.txt and unimplemented.txt to read and update, instead of tools/api's.)
+(--api DIR: the mpi_api.txt and unimplemented.txt to read and update, instead of tools/api's;
+--keep-checks: leave the entries' attributes alone, for a file converted again after a merge whose
+functions already have their entries as they should be.)
 
 Old style (before tools/api): each MPI function defined as `int PMPI_Name(...) {...}` inside
 `extern "C" { ... }  // extern "C"`, followed by `BATON_ALIAS(MPI_Name);`. After conversion:
@@ -104,12 +106,12 @@ def expand(aliases, text, path):
     return names
 
 
-def update_description(names):
+def update_description(names, mark=True):
     path = gen_api.DESCRIPTION
     with open(path) as f:
         lines = f.read().split('\n')
     want = set(names)
-    for i, line in enumerate(lines):
+    for i, line in enumerate(lines if mark else []):
         m = gen_api.LINE.match(line)
         if m and (m.group(2) in want or m.group(2) + '_c' in want) and 'selfcheck' not in \
                 [a.strip() for a in m.group(4).split('|')]:
@@ -125,7 +127,8 @@ def update_description(names):
 
 def main(argv):
     dry = '--dry-run' in argv
-    argv = [a for a in argv if a != '--dry-run']
+    keep = '--keep-checks' in argv
+    argv = [a for a in argv if a not in ('--dry-run', '--keep-checks')]
     if len(argv) >= 2 and argv[0] == '--api':
         gen_api.DESCRIPTION = os.path.join(argv[1], 'mpi_api.txt')
         gen_api.UNIMPLEMENTED = os.path.join(argv[1], 'unimplemented.txt')
@@ -149,7 +152,7 @@ def main(argv):
             with open(path, 'w') as f:
                 f.write(new)
     if not dry:
-        update_description(all_names)
+        update_description(all_names, mark=not keep)
     return 0
 
 
