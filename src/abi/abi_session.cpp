@@ -1,10 +1,6 @@
-// The Sessions model (MPI-4.1 11.3): sessions, process sets, MPI_Comm_create_from_group.
-//
-// A session is a local handle on the runtime: MPI_Session_init brings the runtime up if neither
-// MPI_Init nor another session has (core::runtime_acquire), MPI_Session_finalize lets go of it
-// (core::runtime_release: the runtime stays up while the World model or any session uses it).
-// Process sets: "mpi://WORLD" (every process of the launch) and "mpi://SELF" (the caller); names
-// are matched without regard to case. A communicator built from a session's group runs its
+// The Sessions model (MPI-4.1 11.3): the binding of sessions, process sets and
+// MPI_Comm_create_from_group. The session object, its registry, the process sets and the thread
+// level of a session's info are src/comm's (comm/session.hpp). A communicator built from a session's group runs its
 // context agreement over core::rt().processes, never over MPI_COMM_WORLD, so it works with or
 // without the World model. Session_finalize does not free the communicators derived from the
 // session (MPI-4.1: objects are freed with their own free calls); it does not synchronize either,
@@ -14,16 +10,12 @@
 // MPI_Session_init and MPI_Comm_create_from_group to the error handler passed in (when valid);
 // an invalid session handle is an error with no object, raised as such errors always are in Baton
 // (MPI_COMM_WORLD's handler, MPI_ERRORS_ARE_FATAL before MPI_Init).
-#include <strings.h>
-
 #include <cstring>
-#include <memory>
-#include <mutex>
-#include <set>
 #include <string>
 
 #include "abi/abi.hpp"
 #include "abi/abi_objects.hpp"
+#include "comm/session.hpp"
 #include "p2p/p2p.hpp"
 
 using namespace baton;
@@ -31,23 +23,7 @@ using core::errc;
 
 namespace {
 
-constexpr uint32_t session_magic = 0x53455331;  // "SES1"
-
-struct session {
-  uint32_t magic = session_magic;
-  core::errhandler* eh = nullptr;
-  core::thread_level level = core::thread_level::single;
-  // Shared with the groups and communicators derived from the session: its buffered-send buffer.
-  std::shared_ptr<core::session_link> link = std::make_shared<core::session_link>();
-};
-
-// Live sessions: a handle is checked against this set, so a finalized or made-up handle is
-// refused without reading freed memory.
-std::mutex g_mutex;
-std::set<const session*>& live() {
-  static auto* s = new std::set<const session*>;  // never destroyed: calls may come from exit handlers
-  return *s;
-}
+using comm::session;
 
 session* to_session(MPI_Session h) {
   if (h == MPI_SESSION_NULL) {
@@ -55,8 +31,7 @@ session* to_session(MPI_Session h) {
     return nullptr;
   }
   auto* s = reinterpret_cast<session*>(h);
-  std::lock_guard<std::mutex> g(g_mutex);
-  if (abi::is_predefined(h) || !live().count(s)) {
+  if (abi::is_predefined(h) || !comm::session_valid(s)) {
     (void)core::error_set(errc::session, "invalid session handle %p (finalized or never initialized)",
                           static_cast<void*>(h));
     return nullptr;
@@ -100,50 +75,6 @@ errc info_arg(MPI_Info h, const core::info** out) {
   if (h == MPI_INFO_NULL) return errc::success;
   *out = abi::to_info(h);
   return *out ? errc::success : errc::info;
-}
-
-// ---- process sets ----
-
-constexpr const char* pset_names[] = {"mpi://WORLD", "mpi://SELF"};
-constexpr int pset_count = 2;
-
-// The members (world ranks) of process set `name`; errc::arg if there is none of that name.
-errc pset_members(const char* name, std::vector<int>* world) {
-  const core::runtime& R = core::rt();
-  if (strcasecmp(name, pset_names[0]) == 0) {
-    world->resize(size_t(R.world_size));
-    for (int r = 0; r < R.world_size; ++r) (*world)[size_t(r)] = r;
-    return errc::success;
-  }
-  if (strcasecmp(name, pset_names[1]) == 0) {
-    world->assign(1, R.world_rank);
-    return errc::success;
-  }
-  return core::error_set(errc::arg, "no process set named \"%s\" (this process has mpi://WORLD and mpi://SELF)",
-                         name);
-}
-
-// ---- thread levels in info objects ----
-
-constexpr const char* level_names[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED",
-                                       "MPI_THREAD_MULTIPLE"};
-
-errc level_from_info(const core::info* in, core::thread_level* out) {
-  *out = core::thread_level::single;
-  if (!in) return errc::success;
-  // "thread_level" (MPI-4.1); "mpi_thread_support_level" is the key of drafts some programs use.
-  const std::string* v = in->find("thread_level");
-  if (!v) v = in->find("mpi_thread_support_level");
-  if (!v) return errc::success;
-  for (int l = 0; l < 4; ++l)
-    if (strcasecmp(v->c_str(), level_names[l]) == 0) {
-      *out = core::thread_level(l);
-      return errc::success;
-    }
-  return core::error_set(errc::info_value,
-                         "info key thread_level is \"%s\": expected MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED, "
-                         "MPI_THREAD_SERIALIZED or MPI_THREAD_MULTIPLE",
-                         v->c_str());
 }
 
 // ---- string tags ----
@@ -205,7 +136,7 @@ errc make_with_handler(Make make, const core::info* in, core::errhandler* eh, co
 int baton::abi::raise_null(const char* fn, MPI_Session h, const char* param) {
   session* s = h == MPI_SESSION_NULL ? nullptr : to_session(h);
   errc e = core::error_set(errc::arg, "the %s argument is NULL", param);
-  return s ? raise(fn, s, e) : raise_no_session(fn, e);
+  return s ? ::raise(fn, s, e) : raise_no_session(fn, e);
 }
 
 namespace baton::impl {
@@ -229,18 +160,10 @@ int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* sess
   const core::info* in = nullptr;
   if (e == errc::success) e = info_arg(info, &in);
   core::thread_level want = core::thread_level::single;
-  if (e == errc::success) e = level_from_info(in, &want);
-  core::thread_level got = want;
-  if (e == errc::success) e = core::runtime_acquire(false, want, &got);
+  if (e == errc::success) e = comm::thread_level_from_info(in, &want);
+  session* s = nullptr;
+  if (e == errc::success) e = comm::session_open(want, eh, &s);
   if (e != errc::success) return raise_on(fn, eh, MPI_SESSION_NULL, e);
-  auto* s = new session;
-  eh->retain();
-  s->eh = eh;
-  s->level = got;
-  {
-    std::lock_guard<std::mutex> g(g_mutex);
-    live().insert(s);
-  }
   *session_out = to_handle(s);
   return MPI_SUCCESS;
 }
@@ -261,16 +184,10 @@ int MPI_Session_finalize(MPI_Session* session_io) {
     void* dummy = nullptr;
     if (errc e = abi::bsend_detach(&s->link->bsend, &dummy, &dummy_size); e != errc::success) return raise(fn, s, e);
   }
-  {
-    std::lock_guard<std::mutex> g(g_mutex);
-    live().erase(s);
-  }
-  core::errhandler* eh = s->eh;
   const MPI_Session h = *session_io;
-  s->magic = 0;
-  delete s;
+  core::errhandler* eh = nullptr;
+  errc e = comm::session_close(s, &eh);
   *session_io = MPI_SESSION_NULL;
-  errc e = core::runtime_release(false);
   if (e != errc::success) {
     const int code = raise_on(fn, eh, h, e);
     eh->release();
@@ -287,7 +204,7 @@ int MPI_Session_get_info(MPI_Session session_h, MPI_Info* info_used) {
   return call(fn, s, [&] {
     if (errc e = non_null(info_used, "info pointer"); e != errc::success) return e;
     auto* in = new core::info;
-    if (errc e = in->set("thread_level", level_names[int(s->level)]); e != errc::success) {
+    if (errc e = in->set("thread_level", comm::thread_level_name(s->level)); e != errc::success) {
       delete in;
       return e;
     }
@@ -306,7 +223,7 @@ int MPI_Session_get_num_psets(MPI_Session session_h, MPI_Info info, int* npset_n
     const core::info* in = nullptr;
     if (errc e = info_arg(info, &in); e != errc::success) return e;
     if (errc e = non_null(npset_names, "npset_names pointer"); e != errc::success) return e;
-    *npset_names = pset_count;
+    *npset_names = comm::pset_count();
     return errc::success;
   });
 }
@@ -318,12 +235,13 @@ int MPI_Session_get_nth_pset(MPI_Session session_h, MPI_Info info, int n, int* p
   return call(fn, s, [&] {
     const core::info* in = nullptr;
     if (errc e = info_arg(info, &in); e != errc::success) return e;
-    if (n < 0 || n >= pset_count)
-      return core::error_set(errc::arg, "process set index %d is out of range: there are %d (0 to %d)", n, pset_count,
-                             pset_count - 1);
+    const int count = comm::pset_count();
+    if (n < 0 || n >= count)
+      return core::error_set(errc::arg, "process set index %d is out of range: there are %d (0 to %d)", n, count,
+                             count - 1);
     if (errc e = non_null(pset_len, "pset_len pointer"); e != errc::success) return e;
     if (*pset_len < 0) return core::error_set(errc::arg, "negative pset_len %d", *pset_len);
-    const char* name = pset_names[n];
+    const char* name = comm::pset_name(n);
     const int need = int(std::strlen(name)) + 1;
     // pset_len 0 only asks for the length; otherwise the name is written, truncated to fit.
     if (*pset_len > 0) {
@@ -345,7 +263,7 @@ int MPI_Session_get_pset_info(MPI_Session session_h, const char* pset_name, MPI_
     if (errc e = non_null(pset_name, "process set name"); e != errc::success) return e;
     if (errc e = non_null(info, "info pointer"); e != errc::success) return e;
     std::vector<int> members;
-    if (errc e = pset_members(pset_name, &members); e != errc::success) return e;
+    if (errc e = comm::pset_members(pset_name, &members); e != errc::success) return e;
     auto* in = new core::info;
     if (errc e = in->set("mpi_size", std::to_string(members.size())); e != errc::success) {
       delete in;
@@ -364,7 +282,7 @@ int MPI_Group_from_session_pset(MPI_Session session_h, const char* pset_name, MP
     if (errc e = non_null(pset_name, "process set name"); e != errc::success) return e;
     if (errc e = non_null(newgroup, "newgroup pointer"); e != errc::success) return e;
     std::vector<int> members;
-    if (errc e = pset_members(pset_name, &members); e != errc::success) return e;
+    if (errc e = comm::pset_members(pset_name, &members); e != errc::success) return e;
     core::group* g = core::group_make(std::move(members));
     if (!g->predefined) g->session = s->link;
     *newgroup = abi::to_handle(g);
