@@ -94,4 +94,9 @@ static inline int baton_pqueue_enqueue_host_v(MPI_Queue queue, void (*fn)(void *
 #endif
 #endif /* BATON_NO_QUEUE_BY_VALUE */
 
+/* MPI_Fint and the classic c2f / f2c names over MPI_<Handle>_toint / _fromint (mpi_fortran.h). */
+#ifndef BATON_NO_MPI_FORTRAN_H
+#include "mpi_fortran.h"
+#endif
+
 #endif /* BATON_MPIX_H */

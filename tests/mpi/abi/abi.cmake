@@ -19,3 +19,5 @@ foreach(np 1 2)
   set_tests_properties(abi_after_finalize.np${np} PROPERTIES TIMEOUT 40 LABELS "mpi;abi" PROCESSORS 1)
 endforeach()
 
+# mpi_fortran.h: MPI_Fint, MPI_<Handle>_c2f/_f2c over _toint/_fromint, MPI_Status_c2f/_f2c
+add_mpi_test(NAME abi_fortran_handles SOURCES fortran_handles.c NP 1 2 TIMEOUT 60 LABELS abi comm)
