@@ -669,6 +669,7 @@ typedef void (MPI_T_event_dropped_cb_function)(MPI_Count count, MPI_T_event_regi
     BATON_MPI_EXPORT ret name params;     \
     BATON_MPI_EXPORT ret P##name params
 
+/* @api begin: p2p probe request bsend part datatype coll comm attr topo env errhandler info process rma ext io prof tool abi interop (generated from tools/api/mpi_api.txt by tools/api/gen_api.py) */
 /* ---- Point-to-point send and receive ---- */
 BATON_MPI_DECL(int, MPI_Bsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
 BATON_MPI_DECL(int, MPI_Bsend_c, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
@@ -791,9 +792,9 @@ BATON_MPI_DECL(int, MPI_Type_contiguous_c, (MPI_Count count, MPI_Datatype oldtyp
 BATON_MPI_DECL(int, MPI_Type_create_darray, (int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype));
 BATON_MPI_DECL(int, MPI_Type_create_darray_c, (int size, int rank, int ndims, const MPI_Count array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype));
 BATON_MPI_DECL(int, MPI_Type_create_hindexed, (int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype));
+BATON_MPI_DECL(int, MPI_Type_create_hindexed_c, (MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype));
 BATON_MPI_DECL(int, MPI_Type_create_hindexed_block, (int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype));
 BATON_MPI_DECL(int, MPI_Type_create_hindexed_block_c, (MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype));
-BATON_MPI_DECL(int, MPI_Type_create_hindexed_c, (MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype));
 BATON_MPI_DECL(int, MPI_Type_create_hvector, (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype));
 BATON_MPI_DECL(int, MPI_Type_create_hvector_c, (MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype));
 BATON_MPI_DECL(int, MPI_Type_create_indexed_block, (int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype));
@@ -898,9 +899,9 @@ BATON_MPI_DECL(int, MPI_Igatherv_c, (const void *sendbuf, MPI_Count sendcount, M
 BATON_MPI_DECL(int, MPI_Ireduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request));
 BATON_MPI_DECL(int, MPI_Ireduce_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request));
 BATON_MPI_DECL(int, MPI_Ireduce_scatter, (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request));
+BATON_MPI_DECL(int, MPI_Ireduce_scatter_c, (const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request));
 BATON_MPI_DECL(int, MPI_Ireduce_scatter_block, (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request));
 BATON_MPI_DECL(int, MPI_Ireduce_scatter_block_c, (const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request));
-BATON_MPI_DECL(int, MPI_Ireduce_scatter_c, (const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request));
 BATON_MPI_DECL(int, MPI_Iscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request));
 BATON_MPI_DECL(int, MPI_Iscan_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request));
 BATON_MPI_DECL(int, MPI_Iscatter, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request));
@@ -918,11 +919,11 @@ BATON_MPI_DECL(int, MPI_Reduce_init_c, (const void *sendbuf, void *recvbuf, MPI_
 BATON_MPI_DECL(int, MPI_Reduce_local, (const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op));
 BATON_MPI_DECL(int, MPI_Reduce_local_c, (const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op));
 BATON_MPI_DECL(int, MPI_Reduce_scatter, (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm));
+BATON_MPI_DECL(int, MPI_Reduce_scatter_c, (const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm));
 BATON_MPI_DECL(int, MPI_Reduce_scatter_block, (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm));
 BATON_MPI_DECL(int, MPI_Reduce_scatter_block_c, (const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm));
 BATON_MPI_DECL(int, MPI_Reduce_scatter_block_init, (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request));
 BATON_MPI_DECL(int, MPI_Reduce_scatter_block_init_c, (const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request));
-BATON_MPI_DECL(int, MPI_Reduce_scatter_c, (const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm));
 BATON_MPI_DECL(int, MPI_Reduce_scatter_init, (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request));
 BATON_MPI_DECL(int, MPI_Reduce_scatter_init_c, (const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request));
 BATON_MPI_DECL(int, MPI_Scan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm));
@@ -1135,17 +1136,17 @@ BATON_MPI_DECL(int, MPI_Accumulate_c, (const void *origin_addr, MPI_Count origin
 BATON_MPI_DECL(int, MPI_Compare_and_swap, (const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win));
 BATON_MPI_DECL(int, MPI_Fetch_and_op, (const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win));
 BATON_MPI_DECL(int, MPI_Get, (void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win));
+BATON_MPI_DECL(int, MPI_Get_c, (void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win));
 BATON_MPI_DECL(int, MPI_Get_accumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win));
 BATON_MPI_DECL(int, MPI_Get_accumulate_c, (const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win));
-BATON_MPI_DECL(int, MPI_Get_c, (void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win));
 BATON_MPI_DECL(int, MPI_Put, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win));
 BATON_MPI_DECL(int, MPI_Put_c, (const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win));
 BATON_MPI_DECL(int, MPI_Raccumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request));
 BATON_MPI_DECL(int, MPI_Raccumulate_c, (const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request));
 BATON_MPI_DECL(int, MPI_Rget, (void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request));
+BATON_MPI_DECL(int, MPI_Rget_c, (void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request));
 BATON_MPI_DECL(int, MPI_Rget_accumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request));
 BATON_MPI_DECL(int, MPI_Rget_accumulate_c, (const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request));
-BATON_MPI_DECL(int, MPI_Rget_c, (void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request));
 BATON_MPI_DECL(int, MPI_Rput, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request));
 BATON_MPI_DECL(int, MPI_Rput_c, (const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request));
 BATON_MPI_DECL(int, MPI_Win_allocate, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win));
@@ -1210,45 +1211,45 @@ BATON_MPI_DECL(int, MPI_File_get_type_extent, (MPI_File fh, MPI_Datatype datatyp
 BATON_MPI_DECL(int, MPI_File_get_type_extent_c, (MPI_File fh, MPI_Datatype datatype, MPI_Count *extent));
 BATON_MPI_DECL(int, MPI_File_get_view, (MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype, char *datarep));
 BATON_MPI_DECL(int, MPI_File_iread, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request));
+BATON_MPI_DECL(int, MPI_File_iread_c, (MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request));
 BATON_MPI_DECL(int, MPI_File_iread_all, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request));
 BATON_MPI_DECL(int, MPI_File_iread_all_c, (MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request));
 BATON_MPI_DECL(int, MPI_File_iread_at, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request));
+BATON_MPI_DECL(int, MPI_File_iread_at_c, (MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request));
 BATON_MPI_DECL(int, MPI_File_iread_at_all, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request));
 BATON_MPI_DECL(int, MPI_File_iread_at_all_c, (MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request));
-BATON_MPI_DECL(int, MPI_File_iread_at_c, (MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request));
-BATON_MPI_DECL(int, MPI_File_iread_c, (MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request));
 BATON_MPI_DECL(int, MPI_File_iread_shared, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request));
 BATON_MPI_DECL(int, MPI_File_iread_shared_c, (MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request));
 BATON_MPI_DECL(int, MPI_File_iwrite, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request));
+BATON_MPI_DECL(int, MPI_File_iwrite_c, (MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request));
 BATON_MPI_DECL(int, MPI_File_iwrite_all, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request));
 BATON_MPI_DECL(int, MPI_File_iwrite_all_c, (MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request));
 BATON_MPI_DECL(int, MPI_File_iwrite_at, (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request));
+BATON_MPI_DECL(int, MPI_File_iwrite_at_c, (MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request));
 BATON_MPI_DECL(int, MPI_File_iwrite_at_all, (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request));
 BATON_MPI_DECL(int, MPI_File_iwrite_at_all_c, (MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request));
-BATON_MPI_DECL(int, MPI_File_iwrite_at_c, (MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request));
-BATON_MPI_DECL(int, MPI_File_iwrite_c, (MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request));
 BATON_MPI_DECL(int, MPI_File_iwrite_shared, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request));
 BATON_MPI_DECL(int, MPI_File_iwrite_shared_c, (MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request));
 BATON_MPI_DECL(int, MPI_File_open, (MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh));
 BATON_MPI_DECL(int, MPI_File_preallocate, (MPI_File fh, MPI_Offset size));
 BATON_MPI_DECL(int, MPI_File_read, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status));
+BATON_MPI_DECL(int, MPI_File_read_c, (MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status));
 BATON_MPI_DECL(int, MPI_File_read_all, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status));
+BATON_MPI_DECL(int, MPI_File_read_all_c, (MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status));
 BATON_MPI_DECL(int, MPI_File_read_all_begin, (MPI_File fh, void *buf, int count, MPI_Datatype datatype));
 BATON_MPI_DECL(int, MPI_File_read_all_begin_c, (MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype));
-BATON_MPI_DECL(int, MPI_File_read_all_c, (MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status));
 BATON_MPI_DECL(int, MPI_File_read_all_end, (MPI_File fh, void *buf, MPI_Status *status));
 BATON_MPI_DECL(int, MPI_File_read_at, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status));
+BATON_MPI_DECL(int, MPI_File_read_at_c, (MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status));
 BATON_MPI_DECL(int, MPI_File_read_at_all, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status));
+BATON_MPI_DECL(int, MPI_File_read_at_all_c, (MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status));
 BATON_MPI_DECL(int, MPI_File_read_at_all_begin, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype));
 BATON_MPI_DECL(int, MPI_File_read_at_all_begin_c, (MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype));
-BATON_MPI_DECL(int, MPI_File_read_at_all_c, (MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status));
 BATON_MPI_DECL(int, MPI_File_read_at_all_end, (MPI_File fh, void *buf, MPI_Status *status));
-BATON_MPI_DECL(int, MPI_File_read_at_c, (MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status));
-BATON_MPI_DECL(int, MPI_File_read_c, (MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status));
 BATON_MPI_DECL(int, MPI_File_read_ordered, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status));
+BATON_MPI_DECL(int, MPI_File_read_ordered_c, (MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status));
 BATON_MPI_DECL(int, MPI_File_read_ordered_begin, (MPI_File fh, void *buf, int count, MPI_Datatype datatype));
 BATON_MPI_DECL(int, MPI_File_read_ordered_begin_c, (MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype));
-BATON_MPI_DECL(int, MPI_File_read_ordered_c, (MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status));
 BATON_MPI_DECL(int, MPI_File_read_ordered_end, (MPI_File fh, void *buf, MPI_Status *status));
 BATON_MPI_DECL(int, MPI_File_read_shared, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status));
 BATON_MPI_DECL(int, MPI_File_read_shared_c, (MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status));
@@ -1260,23 +1261,23 @@ BATON_MPI_DECL(int, MPI_File_set_size, (MPI_File fh, MPI_Offset size));
 BATON_MPI_DECL(int, MPI_File_set_view, (MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info));
 BATON_MPI_DECL(int, MPI_File_sync, (MPI_File fh));
 BATON_MPI_DECL(int, MPI_File_write, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status));
+BATON_MPI_DECL(int, MPI_File_write_c, (MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status));
 BATON_MPI_DECL(int, MPI_File_write_all, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status));
+BATON_MPI_DECL(int, MPI_File_write_all_c, (MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status));
 BATON_MPI_DECL(int, MPI_File_write_all_begin, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype));
 BATON_MPI_DECL(int, MPI_File_write_all_begin_c, (MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype));
-BATON_MPI_DECL(int, MPI_File_write_all_c, (MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status));
 BATON_MPI_DECL(int, MPI_File_write_all_end, (MPI_File fh, const void *buf, MPI_Status *status));
 BATON_MPI_DECL(int, MPI_File_write_at, (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status));
+BATON_MPI_DECL(int, MPI_File_write_at_c, (MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status));
 BATON_MPI_DECL(int, MPI_File_write_at_all, (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status));
+BATON_MPI_DECL(int, MPI_File_write_at_all_c, (MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status));
 BATON_MPI_DECL(int, MPI_File_write_at_all_begin, (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype));
 BATON_MPI_DECL(int, MPI_File_write_at_all_begin_c, (MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype));
-BATON_MPI_DECL(int, MPI_File_write_at_all_c, (MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status));
 BATON_MPI_DECL(int, MPI_File_write_at_all_end, (MPI_File fh, const void *buf, MPI_Status *status));
-BATON_MPI_DECL(int, MPI_File_write_at_c, (MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status));
-BATON_MPI_DECL(int, MPI_File_write_c, (MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status));
 BATON_MPI_DECL(int, MPI_File_write_ordered, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status));
+BATON_MPI_DECL(int, MPI_File_write_ordered_c, (MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status));
 BATON_MPI_DECL(int, MPI_File_write_ordered_begin, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype));
 BATON_MPI_DECL(int, MPI_File_write_ordered_begin_c, (MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype));
-BATON_MPI_DECL(int, MPI_File_write_ordered_c, (MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status));
 BATON_MPI_DECL(int, MPI_File_write_ordered_end, (MPI_File fh, const void *buf, MPI_Status *status));
 BATON_MPI_DECL(int, MPI_File_write_shared, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status));
 BATON_MPI_DECL(int, MPI_File_write_shared_c, (MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status));
@@ -1374,6 +1375,7 @@ BATON_MPI_DECL(int, MPI_Type_match_size, (int typeclass, int size, MPI_Datatype 
 BATON_MPI_DECL(int, MPI_Type_toint, (MPI_Datatype datatype));
 BATON_MPI_DECL(MPI_Win, MPI_Win_fromint, (int win));
 BATON_MPI_DECL(int, MPI_Win_toint, (MPI_Win win));
+/* @api end */
 
 /* ---- Queued communication (draft chapter 13: matching, queues) ----
  *
@@ -1396,6 +1398,7 @@ typedef struct MPI_ABI_Queue *MPI_Queue;
 enum {
     MPI_QUEUE_TYPE_DEFAULT = 0
 };
+/* @api begin: queue (generated from tools/api/mpi_api.txt by tools/api/gen_api.py) */
 BATON_MPI_DECL(int, MPI_Enqueue_start, (MPI_Queue *queue, MPI_Request *request));
 BATON_MPI_DECL(int, MPI_Enqueue_startall, (MPI_Queue *queue, int count, MPI_Request array_of_requests[]));
 BATON_MPI_DECL(int, MPI_Enqueue_wait, (MPI_Queue *queue, MPI_Request *request, MPI_Status *status));
@@ -1410,6 +1413,7 @@ BATON_MPI_DECL(int, MPI_Matchall, (int count, MPI_Request array_of_requests[]));
 BATON_MPI_DECL(int, MPI_Queue_fence, (MPI_Queue *queue));
 BATON_MPI_DECL(int, MPI_Queue_free, (MPI_Queue *queue));
 BATON_MPI_DECL(int, MPI_Queue_init, (MPI_Queue *queue, int type, void *external));
+/* @api end */
 
 #ifdef __cplusplus
 } /* extern "C" */

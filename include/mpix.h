@@ -14,6 +14,19 @@
 
 #include "mpi.h"
 
+/*
+ * The implementation and its version, for programs and build tools that tell MPI libraries apart
+ * at compile time (as MPICH_VERSION and OPEN_MPI do for those). MPI_Get_library_version gives the
+ * same version at run time: "Baton <major>.<minor>.<patch> (...)". The build reads the version
+ * from here (CMakeLists.txt).
+ */
+#define BATON_MPI 1
+#define BATON_VERSION_MAJOR 0
+#define BATON_VERSION_MINOR 1
+#define BATON_VERSION_PATCH 0
+#define BATON_VERSION_STRING "0.1.0"
+#define BATON_NUMVERSION (BATON_VERSION_MAJOR * 10000 + BATON_VERSION_MINOR * 100 + BATON_VERSION_PATCH)
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -61,7 +74,9 @@ enum {
 /* Runs fn(arg) on a MPIX_QUEUE_TYPE_THREAD queue's executor, after every
  * operation enqueued before it and before every operation enqueued after.
  * fn must not call MPI_Enqueue_ or MPI_Queue_ functions on its own queue. */
+/* @api begin: mpix (generated from tools/api/mpi_api.txt by tools/api/gen_api.py) */
 BATON_MPI_DECL(int, MPIX_Queue_enqueue_host, (MPI_Queue *queue, void (*fn)(void *arg), void *arg));
+/* @api end */
 
 #ifdef __cplusplus
 } /* extern "C" */
@@ -78,5 +93,10 @@ static inline int baton_pqueue_enqueue_host_v(MPI_Queue queue, void (*fn)(void *
 #define PMPIX_Queue_enqueue_host(queue, ...) _Generic((queue), MPI_Queue: baton_pqueue_enqueue_host_v, default: PMPIX_Queue_enqueue_host)(queue, __VA_ARGS__)
 #endif
 #endif /* BATON_NO_QUEUE_BY_VALUE */
+
+/* MPI_Fint and the classic c2f / f2c names over MPI_<Handle>_toint / _fromint (mpi_fortran.h). */
+#ifndef BATON_NO_MPI_FORTRAN_H
+#include "mpi_fortran.h"
+#endif
 
 #endif /* BATON_MPIX_H */

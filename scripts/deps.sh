@@ -6,6 +6,10 @@ command -v cmake >/dev/null 2>&1 || need="$need cmake"
 command -v ninja >/dev/null 2>&1 || need="$need ninja-build"
 command -v g++ >/dev/null 2>&1 || need="$need g++"
 [ -f /usr/include/gtest/gtest.h ] || need="$need libgtest-dev googletest"
+# tests/install: a Meson project and pkg-config against the installed library
+command -v meson >/dev/null 2>&1 || need="$need meson"
+command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
+command -v python3 >/dev/null 2>&1 || need="$need python3"  # tools/api/gen_api.py (the build runs it)
 for extra in "$@"; do
   case "$extra" in
     peers)  command -v mpicc.mpich >/dev/null 2>&1 || need="$need mpich libmpich-dev"

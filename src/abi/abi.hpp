@@ -1,10 +1,14 @@
 // The C ABI shell: argument checks, handle <-> object conversion, error-handler dispatch.
 //
-// Every MPI function is defined once as PMPI_Name (the profiling interface) and exported as a weak
-// alias MPI_Name (BATON_ALIAS), so tools interpose on MPI_ names. An entry point checks its
-// arguments, converts handles, calls the core inside abi::call() (which turns any exception into an
-// MPI error class: nothing throws across extern "C") and reports a failure through raise(), which
-// runs the communicator's error handler with a message naming the function and the problem.
+// The entry points are generated from the API description (tools/api/mpi_api.txt, README.md
+// there): each MPI function is defined once as PMPI_Name (the profiling interface) and exported as
+// a weak alias MPI_Name, so tools interpose on MPI_ names. PMPI_Name runs the checks the
+// description gives the generated code, then calls its implementation baton::impl::MPI_Name
+// (declared in the generated abi/api_impl.hpp, written in src/abi/*.cpp), which checks the rest
+// of its arguments, converts handles, calls the core inside abi::call() (which turns any exception
+// into an MPI error class: nothing throws across extern "C") and reports a failure through
+// raise(), which runs the communicator's error handler with a message naming the function and the
+// problem.
 //
 // Handles follow the MPI-5.0 standard ABI: predefined handles are small integers (below 0x1000),
 // every other handle is the address of the core object.
@@ -23,6 +27,10 @@
 #include "core/request.hpp"
 #include "core/runtime.hpp"
 
+#include "abi/api_impl.hpp"
+
+// MPI_Name as a weak alias of PMPI_Name (the generated entry points use it; so may a binding file
+// written in the old style until tools/api/convert_binding.py converts it).
 #define BATON_ALIAS(name) \
   extern "C" __attribute__((weak, alias("P" #name), visibility("default"))) decltype(P##name) name
 
@@ -130,6 +138,13 @@ errc bsend_iflush(p2p::bsend_buffer** slot, core::comm* c, MPI_Request* request)
 int raise(const char* fn, core::comm* c, errc e);
 // Same, for an error handler given directly (file/window-less objects).
 int raise_with(const char* fn, core::errhandler* eh, MPI_Comm handle, errc e);
+// The generated "null" check (tools/api): `param` of `fn` is NULL where the function needs a
+// pointer. errc::arg, on the error handler of the call's communicator, window or session when
+// it has one (a valid one), else MPI_COMM_WORLD's.
+int raise_null(const char* fn, const char* param);
+int raise_null(const char* fn, MPI_Comm comm, const char* param);
+int raise_null(const char* fn, MPI_Win win, const char* param);          // abi_rma.cpp
+int raise_null(const char* fn, MPI_Session session, const char* param);  // abi_session.cpp
 
 // Runs `body` (returning errc); exceptions become MPI_ERR_NO_MEM / MPI_ERR_INTERN.
 template <class Body>

@@ -209,121 +209,100 @@ int reduce_impl(const char* fn, bool all, const void* sendbuf, void* recvbuf, in
 
 }  // namespace
 
-extern "C" {
+namespace baton::impl {
 
-int PMPI_Barrier(MPI_Comm comm) { return barrier_impl("MPI_Barrier", comm, nullptr); }
-int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) { return barrier_impl("MPI_Ibarrier", comm, request); }
-BATON_ALIAS(MPI_Barrier);
-BATON_ALIAS(MPI_Ibarrier);
+int MPI_Barrier(MPI_Comm comm) { return barrier_impl("MPI_Barrier", comm, nullptr); }
+int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request) { return barrier_impl("MPI_Ibarrier", comm, request); }
 
-int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   return bcast_impl("MPI_Bcast", buffer, count, datatype, root, comm, nullptr);
 }
-int PMPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+int MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   return bcast_impl("MPI_Bcast_c", buffer, count, datatype, root, comm, nullptr);
 }
-int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request) {
+int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request) {
   return bcast_impl("MPI_Ibcast", buffer, count, datatype, root, comm, request);
 }
-int PMPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+int MPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
                   MPI_Request* request) {
   return bcast_impl("MPI_Ibcast_c", buffer, count, datatype, root, comm, request);
 }
-BATON_ALIAS(MPI_Bcast);
-BATON_ALIAS(MPI_Bcast_c);
-BATON_ALIAS(MPI_Ibcast);
-BATON_ALIAS(MPI_Ibcast_c);
 
-int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                 MPI_Comm comm) {
   return reduce_impl("MPI_Reduce", false, sendbuf, recvbuf, count, datatype, op, root, comm, nullptr);
 }
-int PMPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root,
+int MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root,
                   MPI_Comm comm) {
   return reduce_impl("MPI_Reduce_c", false, sendbuf, recvbuf, count, datatype, op, root, comm, nullptr);
 }
-int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                  MPI_Comm comm, MPI_Request* request) {
   return reduce_impl("MPI_Ireduce", false, sendbuf, recvbuf, count, datatype, op, root, comm, request);
 }
-int PMPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root,
+int MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root,
                    MPI_Comm comm, MPI_Request* request) {
   return reduce_impl("MPI_Ireduce_c", false, sendbuf, recvbuf, count, datatype, op, root, comm, request);
 }
-BATON_ALIAS(MPI_Reduce);
-BATON_ALIAS(MPI_Reduce_c);
-BATON_ALIAS(MPI_Ireduce);
-BATON_ALIAS(MPI_Ireduce_c);
 
-int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   return reduce_impl("MPI_Allreduce", true, sendbuf, recvbuf, count, datatype, op, 0, comm, nullptr);
 }
-int PMPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+int MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                      MPI_Comm comm) {
   return reduce_impl("MPI_Allreduce_c", true, sendbuf, recvbuf, count, datatype, op, 0, comm, nullptr);
 }
-int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                     MPI_Request* request) {
   return reduce_impl("MPI_Iallreduce", true, sendbuf, recvbuf, count, datatype, op, 0, comm, request);
 }
-int PMPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+int MPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                       MPI_Comm comm, MPI_Request* request) {
   return reduce_impl("MPI_Iallreduce_c", true, sendbuf, recvbuf, count, datatype, op, 0, comm, request);
 }
-BATON_ALIAS(MPI_Allreduce);
-BATON_ALIAS(MPI_Allreduce_c);
-BATON_ALIAS(MPI_Iallreduce);
-BATON_ALIAS(MPI_Iallreduce_c);
 
-}  // extern "C"
+}  // namespace baton::impl
 
 // ---- persistent collectives (MPI-4.1 7.13): the same checks, then an inactive request bound at init ----
-extern "C" {
+namespace baton::impl {
 
-int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return barrier_impl("MPI_Barrier_init", comm, abi::coll_mode(request, info));
 }
 
-int PMPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info,
+int MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info,
                     MPI_Request* request) {
   return bcast_impl("MPI_Bcast_init", buffer, count, datatype, root, comm, abi::coll_mode(request, info));
 }
 
-int PMPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info,
+int MPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info,
                       MPI_Request* request) {
   return bcast_impl("MPI_Bcast_init_c", buffer, count, datatype, root, comm, abi::coll_mode(request, info));
 }
 
-int PMPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                      MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return reduce_impl("MPI_Reduce_init", false, sendbuf, recvbuf, count, datatype, op, root, comm,
                      abi::coll_mode(request, info));
 }
 
-int PMPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root,
+int MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root,
                        MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return reduce_impl("MPI_Reduce_init_c", false, sendbuf, recvbuf, count, datatype, op, root, comm,
                      abi::coll_mode(request, info));
 }
 
-int PMPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                         MPI_Info info, MPI_Request* request) {
   return reduce_impl("MPI_Allreduce_init", true, sendbuf, recvbuf, count, datatype, op, 0, comm,
                      abi::coll_mode(request, info));
 }
 
-int PMPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+int MPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                           MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return reduce_impl("MPI_Allreduce_init_c", true, sendbuf, recvbuf, count, datatype, op, 0, comm,
                      abi::coll_mode(request, info));
 }
 
-BATON_ALIAS(MPI_Barrier_init);
-BATON_ALIAS(MPI_Bcast_init);
-BATON_ALIAS(MPI_Bcast_init_c);
-BATON_ALIAS(MPI_Reduce_init);
-BATON_ALIAS(MPI_Reduce_init_c);
-BATON_ALIAS(MPI_Allreduce_init);
-BATON_ALIAS(MPI_Allreduce_init_c);
 
-}  // extern "C"
+}  // namespace baton::impl

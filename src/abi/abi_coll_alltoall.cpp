@@ -240,217 +240,189 @@ int scan_impl(const char* fn, bool exclusive, const void* sendbuf, void* recvbuf
 
 }  // namespace
 
-extern "C" {
+namespace baton::impl {
 
 // ---- alltoall ----
-int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                   MPI_Datatype recvtype, MPI_Comm comm) {
   return alltoall_impl("MPI_Alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr);
 }
-int PMPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+int MPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
                     MPI_Datatype recvtype, MPI_Comm comm) {
   return alltoall_impl("MPI_Alltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr);
 }
-int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   return alltoall_impl("MPI_Ialltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
-int PMPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+int MPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                      MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   return alltoall_impl("MPI_Ialltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
-BATON_ALIAS(MPI_Alltoall);
-BATON_ALIAS(MPI_Alltoall_c);
-BATON_ALIAS(MPI_Ialltoall);
-BATON_ALIAS(MPI_Ialltoall_c);
 
 // ---- alltoallv ----
-int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                    void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
   return alltoallv_impl("MPI_Alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
                         comm, nullptr);
 }
-int PMPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype,
+int MPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype,
                      void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype,
                      MPI_Comm comm) {
   return alltoallv_impl("MPI_Alltoallv_c", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                         recvtype, comm, nullptr);
 }
-int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                     void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                     MPI_Request* request) {
   return alltoallv_impl("MPI_Ialltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                         recvtype, comm, request);
 }
-int PMPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+int MPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
                       MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   return alltoallv_impl("MPI_Ialltoallv_c", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                         recvtype, comm, request);
 }
-BATON_ALIAS(MPI_Alltoallv);
-BATON_ALIAS(MPI_Alltoallv_c);
-BATON_ALIAS(MPI_Ialltoallv);
-BATON_ALIAS(MPI_Ialltoallv_c);
 
 // ---- alltoallw ----
-int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
                    void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
                    MPI_Comm comm) {
   return alltoallw_impl("MPI_Alltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                         recvtypes, comm, nullptr);
 }
-int PMPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+int MPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
                      const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
                      const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
   return alltoallw_impl("MPI_Alltoallw_c", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                         recvtypes, comm, nullptr);
 }
-int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
                     void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
                     MPI_Comm comm, MPI_Request* request) {
   return alltoallw_impl("MPI_Ialltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                         recvtypes, comm, request);
 }
-int PMPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+int MPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
                       const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
                       const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request) {
   return alltoallw_impl("MPI_Ialltoallw_c", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                         recvtypes, comm, request);
 }
-BATON_ALIAS(MPI_Alltoallw);
-BATON_ALIAS(MPI_Alltoallw_c);
-BATON_ALIAS(MPI_Ialltoallw);
-BATON_ALIAS(MPI_Ialltoallw_c);
 
 // ---- reduce_scatter_block, reduce_scatter ----
-int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
                               MPI_Comm comm) {
   return reduce_scatter_impl<int>("MPI_Reduce_scatter_block", sendbuf, recvbuf, nullptr, recvcount, datatype, op, comm,
                                   nullptr, true);
 }
-int PMPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
+int MPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
                                 MPI_Op op, MPI_Comm comm) {
   return reduce_scatter_impl<int>("MPI_Reduce_scatter_block_c", sendbuf, recvbuf, nullptr, recvcount, datatype, op,
                                   comm, nullptr, true);
 }
-int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
                                MPI_Comm comm, MPI_Request* request) {
   return reduce_scatter_impl<int>("MPI_Ireduce_scatter_block", sendbuf, recvbuf, nullptr, recvcount, datatype, op, comm,
                                   request, true);
 }
-int PMPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
+int MPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
                                  MPI_Op op, MPI_Comm comm, MPI_Request* request) {
   return reduce_scatter_impl<int>("MPI_Ireduce_scatter_block_c", sendbuf, recvbuf, nullptr, recvcount, datatype, op,
                                   comm, request, true);
 }
-int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
                         MPI_Comm comm) {
   return reduce_scatter_impl("MPI_Reduce_scatter", sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, nullptr, false);
 }
-int PMPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype,
+int MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype,
                           MPI_Op op, MPI_Comm comm) {
   return reduce_scatter_impl("MPI_Reduce_scatter_c", sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, nullptr,
                              false);
 }
-int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
                          MPI_Comm comm, MPI_Request* request) {
   return reduce_scatter_impl("MPI_Ireduce_scatter", sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, request,
                              false);
 }
-int PMPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype,
+int MPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype,
                            MPI_Op op, MPI_Comm comm, MPI_Request* request) {
   return reduce_scatter_impl("MPI_Ireduce_scatter_c", sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, request,
                              false);
 }
-BATON_ALIAS(MPI_Reduce_scatter_block);
-BATON_ALIAS(MPI_Reduce_scatter_block_c);
-BATON_ALIAS(MPI_Ireduce_scatter_block);
-BATON_ALIAS(MPI_Ireduce_scatter_block_c);
-BATON_ALIAS(MPI_Reduce_scatter);
-BATON_ALIAS(MPI_Reduce_scatter_c);
-BATON_ALIAS(MPI_Ireduce_scatter);
-BATON_ALIAS(MPI_Ireduce_scatter_c);
 
 // ---- scan, exscan ----
-int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   return scan_impl("MPI_Scan", false, sendbuf, recvbuf, count, datatype, op, comm, nullptr);
 }
-int PMPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+int MPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   return scan_impl("MPI_Scan_c", false, sendbuf, recvbuf, count, datatype, op, comm, nullptr);
 }
-int PMPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                MPI_Request* request) {
   return scan_impl("MPI_Iscan", false, sendbuf, recvbuf, count, datatype, op, comm, request);
 }
-int PMPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+int MPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                  MPI_Request* request) {
   return scan_impl("MPI_Iscan_c", false, sendbuf, recvbuf, count, datatype, op, comm, request);
 }
-int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   return scan_impl("MPI_Exscan", true, sendbuf, recvbuf, count, datatype, op, comm, nullptr);
 }
-int PMPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+int MPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                   MPI_Comm comm) {
   return scan_impl("MPI_Exscan_c", true, sendbuf, recvbuf, count, datatype, op, comm, nullptr);
 }
-int PMPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                  MPI_Request* request) {
   return scan_impl("MPI_Iexscan", true, sendbuf, recvbuf, count, datatype, op, comm, request);
 }
-int PMPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+int MPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                    MPI_Request* request) {
   return scan_impl("MPI_Iexscan_c", true, sendbuf, recvbuf, count, datatype, op, comm, request);
 }
-BATON_ALIAS(MPI_Scan);
-BATON_ALIAS(MPI_Scan_c);
-BATON_ALIAS(MPI_Iscan);
-BATON_ALIAS(MPI_Iscan_c);
-BATON_ALIAS(MPI_Exscan);
-BATON_ALIAS(MPI_Exscan_c);
-BATON_ALIAS(MPI_Iexscan);
-BATON_ALIAS(MPI_Iexscan_c);
 
-}  // extern "C"
+}  // namespace baton::impl
 
 // ---- persistent collectives (MPI-4.1 7.13): the same checks, then an inactive request bound at init ----
-extern "C" {
+namespace baton::impl {
 
-int PMPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+int MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return alltoall_impl("MPI_Alltoall_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                        abi::coll_mode(request, info));
 }
 
-int PMPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+int MPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                          MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                          MPI_Request* request) {
   return alltoall_impl("MPI_Alltoall_init_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                        abi::coll_mode(request, info));
 }
 
-int PMPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                         void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                         MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return alltoallv_impl("MPI_Alltoallv_init", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                         recvtype, comm, abi::coll_mode(request, info));
 }
 
-int PMPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+int MPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
                           MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return alltoallv_impl("MPI_Alltoallv_init_c", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                         recvtype, comm, abi::coll_mode(request, info));
 }
 
-int PMPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
+int MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
                         const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[],
                         const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return alltoallw_impl("MPI_Alltoallw_init", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                         recvtypes, comm, abi::coll_mode(request, info));
 }
 
-int PMPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+int MPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
                           const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
                           const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
                           MPI_Request* request) {
@@ -458,65 +430,51 @@ int PMPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], con
                         recvtypes, comm, abi::coll_mode(request, info));
 }
 
-int PMPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
                                    MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return reduce_scatter_impl<int>("MPI_Reduce_scatter_block_init", sendbuf, recvbuf, nullptr, recvcount, datatype, op,
                                   comm, abi::coll_mode(request, info), true);
 }
 
-int PMPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
+int MPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
                                      MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return reduce_scatter_impl<int>("MPI_Reduce_scatter_block_init_c", sendbuf, recvbuf, nullptr, recvcount, datatype, op,
                                   comm, abi::coll_mode(request, info), true);
 }
 
-int PMPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype,
+int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype,
                              MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return reduce_scatter_impl("MPI_Reduce_scatter_init", sendbuf, recvbuf, recvcounts, 0, datatype, op, comm,
                              abi::coll_mode(request, info), false);
 }
 
-int PMPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype,
+int MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype,
                                MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return reduce_scatter_impl("MPI_Reduce_scatter_init_c", sendbuf, recvbuf, recvcounts, 0, datatype, op, comm,
                              abi::coll_mode(request, info), false);
 }
 
-int PMPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+int MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                    MPI_Info info, MPI_Request* request) {
   return scan_impl("MPI_Scan_init", false, sendbuf, recvbuf, count, datatype, op, comm, abi::coll_mode(request, info));
 }
 
-int PMPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+int MPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                      MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return scan_impl("MPI_Scan_init_c", false, sendbuf, recvbuf, count, datatype, op, comm,
                    abi::coll_mode(request, info));
 }
 
-int PMPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+int MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                      MPI_Info info, MPI_Request* request) {
   return scan_impl("MPI_Exscan_init", true, sendbuf, recvbuf, count, datatype, op, comm, abi::coll_mode(request, info));
 }
 
-int PMPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+int MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                        MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return scan_impl("MPI_Exscan_init_c", true, sendbuf, recvbuf, count, datatype, op, comm,
                    abi::coll_mode(request, info));
 }
 
-BATON_ALIAS(MPI_Alltoall_init);
-BATON_ALIAS(MPI_Alltoall_init_c);
-BATON_ALIAS(MPI_Alltoallv_init);
-BATON_ALIAS(MPI_Alltoallv_init_c);
-BATON_ALIAS(MPI_Alltoallw_init);
-BATON_ALIAS(MPI_Alltoallw_init_c);
-BATON_ALIAS(MPI_Reduce_scatter_block_init);
-BATON_ALIAS(MPI_Reduce_scatter_block_init_c);
-BATON_ALIAS(MPI_Reduce_scatter_init);
-BATON_ALIAS(MPI_Reduce_scatter_init_c);
-BATON_ALIAS(MPI_Scan_init);
-BATON_ALIAS(MPI_Scan_init_c);
-BATON_ALIAS(MPI_Exscan_init);
-BATON_ALIAS(MPI_Exscan_init_c);
 
-}  // extern "C"
+}  // namespace baton::impl

@@ -234,265 +234,229 @@ using coll::coll_kind;
 
 }  // namespace
 
-extern "C" {
+namespace baton::impl {
 
 // ---- gather ----
-int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                 MPI_Datatype recvtype, int root, MPI_Comm comm) {
   return regular_impl("MPI_Gather", coll_kind::gather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
                       comm, nullptr);
 }
-int PMPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+int MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
                   MPI_Datatype recvtype, int root, MPI_Comm comm) {
   return regular_impl("MPI_Gather_c", coll_kind::gather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                       root, comm, nullptr);
 }
-int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                  MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
   return regular_impl("MPI_Igather", coll_kind::gather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                       root, comm, request);
 }
-int PMPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+int MPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
                    MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
   return regular_impl("MPI_Igather_c", coll_kind::gather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                       root, comm, request);
 }
-BATON_ALIAS(MPI_Gather);
-BATON_ALIAS(MPI_Gather_c);
-BATON_ALIAS(MPI_Igather);
-BATON_ALIAS(MPI_Igather_c);
 
 // ---- gatherv ----
-int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                  const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
   return vector_impl("MPI_Gatherv", coll_kind::gatherv, sendbuf, recvbuf, sendcount, sendtype, recvcounts, displs,
                      recvtype, root, comm, nullptr);
 }
-int PMPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+int MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                    const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
                    MPI_Comm comm) {
   return vector_impl("MPI_Gatherv_c", coll_kind::gatherv, sendbuf, recvbuf, sendcount, sendtype, recvcounts, displs,
                      recvtype, root, comm, nullptr);
 }
-int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                   const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
   return vector_impl("MPI_Igatherv", coll_kind::gatherv, sendbuf, recvbuf, sendcount, sendtype, recvcounts, displs,
                      recvtype, root, comm, request);
 }
-int PMPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+int MPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                     const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
                     MPI_Comm comm, MPI_Request* request) {
   return vector_impl("MPI_Igatherv_c", coll_kind::gatherv, sendbuf, recvbuf, sendcount, sendtype, recvcounts, displs,
                      recvtype, root, comm, request);
 }
-BATON_ALIAS(MPI_Gatherv);
-BATON_ALIAS(MPI_Gatherv_c);
-BATON_ALIAS(MPI_Igatherv);
-BATON_ALIAS(MPI_Igatherv_c);
 
 // ---- scatter ----
-int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                  MPI_Datatype recvtype, int root, MPI_Comm comm) {
   return regular_impl("MPI_Scatter", coll_kind::scatter, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                       root, comm, nullptr);
 }
-int PMPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+int MPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
                    MPI_Datatype recvtype, int root, MPI_Comm comm) {
   return regular_impl("MPI_Scatter_c", coll_kind::scatter, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                       root, comm, nullptr);
 }
-int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                   MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
   return regular_impl("MPI_Iscatter", coll_kind::scatter, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                       root, comm, request);
 }
-int PMPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+int MPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
                     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
   return regular_impl("MPI_Iscatter_c", coll_kind::scatter, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                       root, comm, request);
 }
-BATON_ALIAS(MPI_Scatter);
-BATON_ALIAS(MPI_Scatter_c);
-BATON_ALIAS(MPI_Iscatter);
-BATON_ALIAS(MPI_Iscatter_c);
 
 // ---- scatterv ----
-int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf,
+int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf,
                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   return vector_impl("MPI_Scatterv", coll_kind::scatterv, sendbuf, recvbuf, recvcount, recvtype, sendcounts, displs,
                      sendtype, root, comm, nullptr);
 }
-int PMPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype,
+int MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype,
                     void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   return vector_impl("MPI_Scatterv_c", coll_kind::scatterv, sendbuf, recvbuf, recvcount, recvtype, sendcounts, displs,
                      sendtype, root, comm, nullptr);
 }
-int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                    void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
   return vector_impl("MPI_Iscatterv", coll_kind::scatterv, sendbuf, recvbuf, recvcount, recvtype, sendcounts, displs,
                      sendtype, root, comm, request);
 }
-int PMPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype,
+int MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype,
                      void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                      MPI_Request* request) {
   return vector_impl("MPI_Iscatterv_c", coll_kind::scatterv, sendbuf, recvbuf, recvcount, recvtype, sendcounts, displs,
                      sendtype, root, comm, request);
 }
-BATON_ALIAS(MPI_Scatterv);
-BATON_ALIAS(MPI_Scatterv_c);
-BATON_ALIAS(MPI_Iscatterv);
-BATON_ALIAS(MPI_Iscatterv_c);
 
 // ---- allgather ----
-int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm) {
   return regular_impl("MPI_Allgather", coll_kind::allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                       0, comm, nullptr);
 }
-int PMPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+int MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                      MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   return regular_impl("MPI_Allgather_c", coll_kind::allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                       recvtype, 0, comm, nullptr);
 }
-int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                     MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   return regular_impl("MPI_Iallgather", coll_kind::allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                       recvtype, 0, comm, request);
 }
-int PMPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+int MPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                       MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   return regular_impl("MPI_Iallgather_c", coll_kind::allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                       recvtype, 0, comm, request);
 }
-BATON_ALIAS(MPI_Allgather);
-BATON_ALIAS(MPI_Allgather_c);
-BATON_ALIAS(MPI_Iallgather);
-BATON_ALIAS(MPI_Iallgather_c);
 
 // ---- allgatherv ----
-int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                     const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
   return vector_impl("MPI_Allgatherv", coll_kind::allgatherv, sendbuf, recvbuf, sendcount, sendtype, recvcounts, displs,
                      recvtype, 0, comm, nullptr);
 }
-int PMPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+int MPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                       const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm) {
   return vector_impl("MPI_Allgatherv_c", coll_kind::allgatherv, sendbuf, recvbuf, sendcount, sendtype, recvcounts,
                      displs, recvtype, 0, comm, nullptr);
 }
-int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                      const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   return vector_impl("MPI_Iallgatherv", coll_kind::allgatherv, sendbuf, recvbuf, sendcount, sendtype, recvcounts,
                      displs, recvtype, 0, comm, request);
 }
-int PMPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+int MPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                        const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm,
                        MPI_Request* request) {
   return vector_impl("MPI_Iallgatherv_c", coll_kind::allgatherv, sendbuf, recvbuf, sendcount, sendtype, recvcounts,
                      displs, recvtype, 0, comm, request);
 }
-BATON_ALIAS(MPI_Allgatherv);
-BATON_ALIAS(MPI_Allgatherv_c);
-BATON_ALIAS(MPI_Iallgatherv);
-BATON_ALIAS(MPI_Iallgatherv_c);
 
-}  // extern "C"
+}  // namespace baton::impl
 
 // ---- persistent collectives (MPI-4.1 7.13): the same checks, then an inactive request bound at init ----
-extern "C" {
+namespace baton::impl {
 
-int PMPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+int MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                      MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return regular_impl("MPI_Gather_init", coll_kind::gather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                       root, comm, abi::coll_mode(request, info));
 }
 
-int PMPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+int MPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                        MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
                        MPI_Request* request) {
   return regular_impl("MPI_Gather_init_c", coll_kind::gather, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                       recvtype, root, comm, abi::coll_mode(request, info));
 }
 
-int PMPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                       const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
                       MPI_Request* request) {
   return vector_impl("MPI_Gatherv_init", coll_kind::gatherv, sendbuf, recvbuf, sendcount, sendtype, recvcounts, displs,
                      recvtype, root, comm, abi::coll_mode(request, info));
 }
 
-int PMPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+int MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                         const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
                         MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return vector_impl("MPI_Gatherv_init_c", coll_kind::gatherv, sendbuf, recvbuf, sendcount, sendtype, recvcounts,
                      displs, recvtype, root, comm, abi::coll_mode(request, info));
 }
 
-int PMPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+int MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                       MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return regular_impl("MPI_Scatter_init", coll_kind::scatter, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                       recvtype, root, comm, abi::coll_mode(request, info));
 }
 
-int PMPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+int MPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                         MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
                         MPI_Request* request) {
   return regular_impl("MPI_Scatter_init_c", coll_kind::scatter, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                       recvtype, root, comm, abi::coll_mode(request, info));
 }
 
-int PMPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                        void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
                        MPI_Request* request) {
   return vector_impl("MPI_Scatterv_init", coll_kind::scatterv, sendbuf, recvbuf, recvcount, recvtype, sendcounts,
                      displs, sendtype, root, comm, abi::coll_mode(request, info));
 }
 
-int PMPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+int MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
                          MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
                          MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return vector_impl("MPI_Scatterv_init_c", coll_kind::scatterv, sendbuf, recvbuf, recvcount, recvtype, sendcounts,
                      displs, sendtype, root, comm, abi::coll_mode(request, info));
 }
 
-int PMPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+int MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                         MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return regular_impl("MPI_Allgather_init", coll_kind::allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                       recvtype, 0, comm, abi::coll_mode(request, info));
 }
 
-int PMPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+int MPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                           MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                           MPI_Request* request) {
   return regular_impl("MPI_Allgather_init_c", coll_kind::allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                       recvtype, 0, comm, abi::coll_mode(request, info));
 }
 
-int PMPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                          const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
                          MPI_Info info, MPI_Request* request) {
   return vector_impl("MPI_Allgatherv_init", coll_kind::allgatherv, sendbuf, recvbuf, sendcount, sendtype, recvcounts,
                      displs, recvtype, 0, comm, abi::coll_mode(request, info));
 }
 
-int PMPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+int MPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                            const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm,
                            MPI_Info info, MPI_Request* request) {
   return vector_impl("MPI_Allgatherv_init_c", coll_kind::allgatherv, sendbuf, recvbuf, sendcount, sendtype, recvcounts,
                      displs, recvtype, 0, comm, abi::coll_mode(request, info));
 }
 
-BATON_ALIAS(MPI_Gather_init);
-BATON_ALIAS(MPI_Gather_init_c);
-BATON_ALIAS(MPI_Gatherv_init);
-BATON_ALIAS(MPI_Gatherv_init_c);
-BATON_ALIAS(MPI_Scatter_init);
-BATON_ALIAS(MPI_Scatter_init_c);
-BATON_ALIAS(MPI_Scatterv_init);
-BATON_ALIAS(MPI_Scatterv_init_c);
-BATON_ALIAS(MPI_Allgather_init);
-BATON_ALIAS(MPI_Allgather_init_c);
-BATON_ALIAS(MPI_Allgatherv_init);
-BATON_ALIAS(MPI_Allgatherv_init_c);
 
-}  // extern "C"
+}  // namespace baton::impl

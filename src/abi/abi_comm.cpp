@@ -273,29 +273,27 @@ errc comm_finalize_attributes() {
 
 }  // namespace baton::abi
 
-extern "C" {
+namespace baton::impl {
 
 // ---- basics ----
 
-int PMPI_Comm_size(MPI_Comm comm, int* size) {
+int MPI_Comm_size(MPI_Comm comm, int* size) {
   core::comm* c = abi::to_comm(comm);
   if (!c) return abi::raise("MPI_Comm_size", nullptr, errc::comm);
   if (!size) return abi::raise("MPI_Comm_size", c, core::error_set(errc::arg, "NULL size pointer"));
   *size = c->local_size();
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Comm_size);
 
-int PMPI_Comm_rank(MPI_Comm comm, int* rank) {
+int MPI_Comm_rank(MPI_Comm comm, int* rank) {
   core::comm* c = abi::to_comm(comm);
   if (!c) return abi::raise("MPI_Comm_rank", nullptr, errc::comm);
   if (!rank) return abi::raise("MPI_Comm_rank", c, core::error_set(errc::arg, "NULL rank pointer"));
   *rank = c->rank;
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Comm_rank);
 
-int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
+int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
   core::comm* a = abi::to_comm(comm1);
   if (!a) return abi::raise("MPI_Comm_compare", nullptr, errc::comm);
   core::comm* b = abi::to_comm(comm2);
@@ -326,9 +324,8 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Comm_compare);
 
-int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
+int MPI_Comm_test_inter(MPI_Comm comm, int* flag) {
   core::comm* c = abi::to_comm(comm);
   if (!c) return abi::raise("MPI_Comm_test_inter", nullptr, errc::comm);
   if (!flag) {
@@ -338,7 +335,6 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
   *flag = c->inter ? 1 : 0;
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Comm_test_inter);
 
 // On an intracommunicator: MPI_ERR_COMM (the standard makes it erroneous).
 static errc check_inter(const char* fn, const core::comm* c) {
@@ -347,7 +343,7 @@ static errc check_inter(const char* fn, const core::comm* c) {
                          c->name.empty() ? "the communicator" : c->name.c_str());
 }
 
-int PMPI_Comm_remote_size(MPI_Comm comm, int* size) {
+int MPI_Comm_remote_size(MPI_Comm comm, int* size) {
   const char* fn = "MPI_Comm_remote_size";
   core::comm* c = abi::to_comm(comm);
   if (!c) return abi::raise(fn, nullptr, errc::comm);
@@ -358,9 +354,8 @@ int PMPI_Comm_remote_size(MPI_Comm comm, int* size) {
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Comm_remote_size);
 
-int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) {
+int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) {
   const char* fn = "MPI_Comm_remote_group";
   core::comm* c = abi::to_comm(comm);
   if (!c) return abi::raise(fn, nullptr, errc::comm);
@@ -371,25 +366,22 @@ int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) {
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Comm_remote_group);
 
 // ---- construction ----
 
-int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
   core::comm* c = abi::to_comm(comm);
   if (!c) return abi::raise("MPI_Comm_dup", nullptr, errc::comm);
   return call("MPI_Comm_dup", c, [&] { return dup_common(c, nullptr, newcomm); });
 }
-BATON_ALIAS(MPI_Comm_dup);
 
-int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
+int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
   core::comm* c = abi::to_comm(comm);
   if (!c) return abi::raise("MPI_Comm_dup_with_info", nullptr, errc::comm);
   core::info* in = nullptr;  // MPI_INFO_NULL: no hints
   if (info != MPI_INFO_NULL && !(in = abi::to_info(info))) return abi::raise("MPI_Comm_dup_with_info", c, errc::info);
   return call("MPI_Comm_dup_with_info", c, [&] { return dup_common(c, in ? in : &no_hints, newcomm); });
 }
-BATON_ALIAS(MPI_Comm_dup_with_info);
 
 // MPI_Comm_idup is nonblocking: the new handle is returned at once (usable once the request
 // completes), attribute copy callbacks and hints are applied at the call, and the context is
@@ -421,23 +413,21 @@ static int idup_common(const char* fn, core::comm* c, const core::info* hints, M
   });
 }
 
-int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
+int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
   core::comm* c = abi::to_comm(comm);
   if (!c) return abi::raise("MPI_Comm_idup", nullptr, errc::comm);
   return idup_common("MPI_Comm_idup", c, nullptr, newcomm, request);
 }
-BATON_ALIAS(MPI_Comm_idup);
 
-int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request) {
+int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request) {
   core::comm* c = abi::to_comm(comm);
   if (!c) return abi::raise("MPI_Comm_idup_with_info", nullptr, errc::comm);
   core::info* in = nullptr;  // MPI_INFO_NULL: no hints
   if (info != MPI_INFO_NULL && !(in = abi::to_info(info))) return abi::raise("MPI_Comm_idup_with_info", c, errc::info);
   return idup_common("MPI_Comm_idup_with_info", c, in ? in : &no_hints, newcomm, request);
 }
-BATON_ALIAS(MPI_Comm_idup_with_info);
 
-int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
   core::comm* c = abi::to_comm(comm);
   if (!c) return abi::raise("MPI_Comm_split", nullptr, errc::comm);
   if (color < 0 && color != MPI_UNDEFINED) {
@@ -452,7 +442,6 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
     return e;
   });
 }
-BATON_ALIAS(MPI_Comm_split);
 
 // Split types. Every rank of a Baton job shares one host (the shared-memory transport is the only
 // one), so:
@@ -465,7 +454,7 @@ BATON_ALIAS(MPI_Comm_split);
 // On an intercommunicator the color goes to the intercommunicator split: the result pairs this
 // host's part of the local group with the same host's part of the remote group (MPI_COMM_NULL
 // when that is empty).
-int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
   const char* fn = "MPI_Comm_split_type";
   core::comm* c = abi::to_comm(comm);
   if (!c) return abi::raise(fn, nullptr, errc::comm);
@@ -498,9 +487,8 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Comm_split_type);
 
-int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
+int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
   const char* fn = "MPI_Comm_create";
   core::comm* c = abi::to_comm(comm);
   if (!c) return abi::raise(fn, nullptr, errc::comm);
@@ -520,9 +508,8 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Comm_create);
 
-int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
+int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
   const char* fn = "MPI_Comm_create_group";
   core::comm* c = abi::to_comm(comm);
   if (!c) return abi::raise(fn, nullptr, errc::comm);
@@ -545,9 +532,8 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* ne
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Comm_create_group);
 
-int PMPI_Comm_free(MPI_Comm* comm) {
+int MPI_Comm_free(MPI_Comm* comm) {
   if (!comm) {
     (void)core::error_set(errc::arg, "NULL communicator pointer");
     return abi::raise("MPI_Comm_free", nullptr, errc::arg);
@@ -565,7 +551,6 @@ int PMPI_Comm_free(MPI_Comm* comm) {
   *comm = MPI_COMM_NULL;
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Comm_free);
 
 // MPI-4.1 11.10.4 (allowed on any communicator): waits until every operation pending on the
 // communicator has completed (point-to-point, including the buffered sends made on it, and
@@ -573,7 +558,7 @@ BATON_ALIAS(MPI_Comm_free);
 // once); persistent requests, inactive, do not hold it up (the object lives on until they are
 // freed). Every process of the communicator must call it, but it does not synchronize beyond
 // waiting for the pending operations.
-int PMPI_Comm_disconnect(MPI_Comm* comm) {
+int MPI_Comm_disconnect(MPI_Comm* comm) {
   const char* fn = "MPI_Comm_disconnect";
   if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
   if (!comm) {
@@ -609,12 +594,11 @@ int PMPI_Comm_disconnect(MPI_Comm* comm) {
   *comm = MPI_COMM_NULL;
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Comm_disconnect);
 
 // The intercommunicator to the parents of a process started by MPI_Comm_spawn (made in MPI_Init,
 // src/comm/dynamic_spawn.cpp); MPI_COMM_NULL for other processes and once it was freed or
 // disconnected.
-int PMPI_Comm_get_parent(MPI_Comm* parent) {
+int MPI_Comm_get_parent(MPI_Comm* parent) {
   const char* fn = "MPI_Comm_get_parent";
   if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
   if (!parent) {
@@ -625,11 +609,10 @@ int PMPI_Comm_get_parent(MPI_Comm* parent) {
   *parent = p ? abi::to_handle(p) : MPI_COMM_NULL;
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Comm_get_parent);
 
 // ---- names and info ----
 
-int PMPI_Comm_set_name(MPI_Comm comm, const char* name) {
+int MPI_Comm_set_name(MPI_Comm comm, const char* name) {
   core::comm* c = abi::to_comm(comm);
   if (!c) return abi::raise("MPI_Comm_set_name", nullptr, errc::comm);
   if (!name) {
@@ -641,9 +624,8 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char* name) {
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Comm_set_name);
 
-int PMPI_Comm_get_name(MPI_Comm comm, char* name, int* resultlen) {
+int MPI_Comm_get_name(MPI_Comm comm, char* name, int* resultlen) {
   // MPI-4.1 7.10: the null handle has a name too.
   if (comm == MPI_COMM_NULL && name && resultlen) {
     abi::copy_out(name, resultlen, "MPI_COMM_NULL", MPI_MAX_OBJECT_NAME);
@@ -658,11 +640,10 @@ int PMPI_Comm_get_name(MPI_Comm comm, char* name, int* resultlen) {
   abi::copy_out(name, resultlen, c->name, MPI_MAX_OBJECT_NAME);
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Comm_get_name);
 
 // Hints are kept as given (Baton acts on none yet) and merged: a later MPI_Comm_set_info changes
 // only the keys it names.
-int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
+int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
   core::comm* c = abi::to_comm(comm);
   if (!c) return abi::raise("MPI_Comm_set_info", nullptr, errc::comm);
   if (info == MPI_INFO_NULL) return MPI_SUCCESS;  // no hints to change
@@ -677,9 +658,8 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Comm_set_info);
 
-int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) {
+int MPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) {
   core::comm* c = abi::to_comm(comm);
   if (!c) return abi::raise("MPI_Comm_get_info", nullptr, errc::comm);
   return call("MPI_Comm_get_info", c, [&] {
@@ -690,62 +670,51 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) {
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Comm_get_info);
 
 // ---- attributes ----
 
-int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy_fn, MPI_Comm_delete_attr_function* delete_fn, int* keyval,
+int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy_fn, MPI_Comm_delete_attr_function* delete_fn, int* keyval,
                             void* extra_state) {
   return create_keyval("MPI_Comm_create_keyval", reinterpret_cast<void*>(copy_fn), reinterpret_cast<void*>(delete_fn),
                        keyval, extra_state);
 }
-BATON_ALIAS(MPI_Comm_create_keyval);
 
-int PMPI_Comm_free_keyval(int* keyval) {
+int MPI_Comm_free_keyval(int* keyval) {
   return free_keyval("MPI_Comm_free_keyval", keyval);
 }
-BATON_ALIAS(MPI_Comm_free_keyval);
 
-int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void* attribute_val) {
+int MPI_Comm_set_attr(MPI_Comm comm, int keyval, void* attribute_val) {
   return set_attr("MPI_Comm_set_attr", comm, keyval, attribute_val);
 }
-BATON_ALIAS(MPI_Comm_set_attr);
 
-int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
+int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
   return get_attr("MPI_Comm_get_attr", comm, keyval, attribute_val, flag);
 }
-BATON_ALIAS(MPI_Comm_get_attr);
 
-int PMPI_Comm_delete_attr(MPI_Comm comm, int keyval) {
+int MPI_Comm_delete_attr(MPI_Comm comm, int keyval) {
   return delete_attr("MPI_Comm_delete_attr", comm, keyval);
 }
-BATON_ALIAS(MPI_Comm_delete_attr);
 
 // Deprecated MPI-1 names (same semantics on communicators).
-int PMPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval, void* extra_state) {
+int MPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval, void* extra_state) {
   return create_keyval("MPI_Keyval_create", reinterpret_cast<void*>(copy_fn), reinterpret_cast<void*>(delete_fn),
                        keyval, extra_state);
 }
-BATON_ALIAS(MPI_Keyval_create);
 
-int PMPI_Keyval_free(int* keyval) {
+int MPI_Keyval_free(int* keyval) {
   return free_keyval("MPI_Keyval_free", keyval);
 }
-BATON_ALIAS(MPI_Keyval_free);
 
-int PMPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val) {
+int MPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val) {
   return set_attr("MPI_Attr_put", comm, keyval, attribute_val);
 }
-BATON_ALIAS(MPI_Attr_put);
 
-int PMPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
+int MPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
   return get_attr("MPI_Attr_get", comm, keyval, attribute_val, flag);
 }
-BATON_ALIAS(MPI_Attr_get);
 
-int PMPI_Attr_delete(MPI_Comm comm, int keyval) {
+int MPI_Attr_delete(MPI_Comm comm, int keyval) {
   return delete_attr("MPI_Attr_delete", comm, keyval);
 }
-BATON_ALIAS(MPI_Attr_delete);
 
-}  // extern "C"
+}  // namespace baton::impl

@@ -224,6 +224,15 @@ int raise(const char* fn, core::comm* c, errc e) {
   return raise_with(fn, eh, to_handle(target), e);
 }
 
+int raise_null(const char* fn, const char* param) {
+  return raise(fn, nullptr, core::error_set(errc::arg, "the %s argument is NULL", param));
+}
+
+int raise_null(const char* fn, MPI_Comm comm, const char* param) {
+  core::comm* c = comm == MPI_COMM_NULL ? nullptr : to_comm(comm);
+  return raise(fn, c, core::error_set(errc::arg, "the %s argument is NULL", param));
+}
+
 errc user_callback_error(int rc) {
   if (core::error_class_is_predefined(rc) || core::user_error_lookup(rc, nullptr, nullptr)) return errc(rc);
   return errc::other;

@@ -434,88 +434,74 @@ int size_impl(const char* fn, MPI_Datatype datatype, const void* out, int64_t* s
 }  // namespace
 
 
-extern "C" {
+namespace baton::impl {
 
 // ---- constructors ----
 
-int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return contiguous_impl("MPI_Type_contiguous", count, oldtype, newtype, false);
 }
-int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+int MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return contiguous_impl("MPI_Type_contiguous_c", count, oldtype, newtype, true);
 }
-BATON_ALIAS(MPI_Type_contiguous);
-BATON_ALIAS(MPI_Type_contiguous_c);
 
-int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return vector_impl("MPI_Type_vector", count, blocklength, stride, false, oldtype, newtype, false);
 }
-int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype,
+int MPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype,
                        MPI_Datatype* newtype) {
   return vector_impl("MPI_Type_vector_c", count, blocklength, stride, false, oldtype, newtype, true);
 }
-int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return vector_impl("MPI_Type_create_hvector", count, blocklength, stride, true, oldtype, newtype, false);
 }
-int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype,
+int MPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype,
                                MPI_Datatype* newtype) {
   return vector_impl("MPI_Type_create_hvector_c", count, blocklength, stride, true, oldtype, newtype, true);
 }
-BATON_ALIAS(MPI_Type_vector);
-BATON_ALIAS(MPI_Type_vector_c);
-BATON_ALIAS(MPI_Type_create_hvector);
-BATON_ALIAS(MPI_Type_create_hvector_c);
 
-int PMPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[],
+int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[],
                       MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return indexed_int("MPI_Type_indexed", indexed_form::indexed, count, array_of_blocklengths, 0, array_of_displacements,
                      nullptr, oldtype, newtype);
 }
-int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+int MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
                         const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return indexed_c("MPI_Type_indexed_c", indexed_form::indexed, count, array_of_blocklengths, 0, array_of_displacements,
                    oldtype, newtype);
 }
-int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
+int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
                               MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return indexed_int("MPI_Type_create_hindexed", indexed_form::hindexed, count, array_of_blocklengths, 0, nullptr,
                      array_of_displacements, oldtype, newtype);
 }
-int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+int MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
                                 const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return indexed_c("MPI_Type_create_hindexed_c", indexed_form::hindexed, count, array_of_blocklengths, 0,
                    array_of_displacements, oldtype, newtype);
 }
-int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype,
+int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype,
                                    MPI_Datatype* newtype) {
   return indexed_int("MPI_Type_create_indexed_block", indexed_form::indexed_block, count, nullptr, blocklength,
                      array_of_displacements, nullptr, oldtype, newtype);
 }
-int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[],
+int MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[],
                                      MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return indexed_c("MPI_Type_create_indexed_block_c", indexed_form::indexed_block, count, nullptr, blocklength,
                    array_of_displacements, oldtype, newtype);
 }
-int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[],
+int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[],
                                     MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return indexed_int("MPI_Type_create_hindexed_block", indexed_form::hindexed_block, count, nullptr, blocklength,
                      nullptr, array_of_displacements, oldtype, newtype);
 }
-int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[],
+int MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[],
                                       MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return indexed_c("MPI_Type_create_hindexed_block_c", indexed_form::hindexed_block, count, nullptr, blocklength,
                    array_of_displacements, oldtype, newtype);
 }
-BATON_ALIAS(MPI_Type_indexed);
-BATON_ALIAS(MPI_Type_indexed_c);
-BATON_ALIAS(MPI_Type_create_hindexed);
-BATON_ALIAS(MPI_Type_create_hindexed_c);
-BATON_ALIAS(MPI_Type_create_indexed_block);
-BATON_ALIAS(MPI_Type_create_indexed_block_c);
-BATON_ALIAS(MPI_Type_create_hindexed_block);
-BATON_ALIAS(MPI_Type_create_hindexed_block_c);
 
-int PMPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
+int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
                             const MPI_Datatype array_of_types[], MPI_Datatype* newtype) {
   const char* fn = "MPI_Type_create_struct";
   if (count < 0) return abi::raise(fn, nullptr, abi::check_count(count));
@@ -531,7 +517,7 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[], const 
   }
   return struct_impl(fn, count, bl.data(), as64(array_of_displacements), array_of_types, newtype, false);
 }
-int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+int MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
                               const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[],
                               MPI_Datatype* newtype) {
   const char* fn = "MPI_Type_create_struct_c";
@@ -543,19 +529,15 @@ int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklen
   return struct_impl(fn, count, as64(array_of_blocklengths), as64(array_of_displacements), array_of_types, newtype,
                      true);
 }
-BATON_ALIAS(MPI_Type_create_struct);
-BATON_ALIAS(MPI_Type_create_struct_c);
 
-int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype) {
+int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype) {
   return resized_impl("MPI_Type_create_resized", oldtype, lb, extent, newtype, false);
 }
-int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype* newtype) {
+int MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype* newtype) {
   return resized_impl("MPI_Type_create_resized_c", oldtype, lb, extent, newtype, true);
 }
-BATON_ALIAS(MPI_Type_create_resized);
-BATON_ALIAS(MPI_Type_create_resized_c);
 
-int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
+int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
                               const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   std::vector<int64_t> sz, sub, st;
   try {
@@ -569,16 +551,14 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int a
                        array_of_subsizes ? sub.data() : nullptr, array_of_starts ? st.data() : nullptr, order, oldtype,
                        newtype, false);
 }
-int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[],
+int MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[],
                                 const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype,
                                 MPI_Datatype* newtype) {
   return subarray_impl("MPI_Type_create_subarray_c", ndims, as64(array_of_sizes), as64(array_of_subsizes),
                        as64(array_of_starts), order, oldtype, newtype, true);
 }
-BATON_ALIAS(MPI_Type_create_subarray);
-BATON_ALIAS(MPI_Type_create_subarray_c);
 
-int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[],
+int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[],
                             const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype,
                             MPI_Datatype* newtype) {
   std::vector<int64_t> gs;
@@ -590,16 +570,14 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gs
   return darray_impl("MPI_Type_create_darray", size, rank, ndims, array_of_gsizes ? gs.data() : nullptr,
                      array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype, false);
 }
-int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[],
+int MPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[],
                               const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[],
                               int order, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return darray_impl("MPI_Type_create_darray_c", size, rank, ndims, as64(array_of_gsizes), array_of_distribs,
                      array_of_dargs, array_of_psizes, order, oldtype, newtype, true);
 }
-BATON_ALIAS(MPI_Type_create_darray);
-BATON_ALIAS(MPI_Type_create_darray_c);
 
-int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
+int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return construct("MPI_Type_dup", newtype, false, [&](core::datatype** out) {
     const core::datatype* old = nullptr;
     if (errc e = get_type(oldtype, &old); e != errc::success) return e;
@@ -613,20 +591,18 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Type_dup);
 
 // ---- commit / free ----
 
-int PMPI_Type_commit(MPI_Datatype* datatype) {
+int MPI_Type_commit(MPI_Datatype* datatype) {
   const char* fn = "MPI_Type_commit";
   if (!datatype) return abi::raise(fn, nullptr, null_arg("datatype"));
   const core::datatype* t = nullptr;
   if (errc e = get_type(*datatype, &t); e != errc::success) return abi::raise(fn, nullptr, e);
   return call(fn, nullptr, [&] { return const_cast<core::datatype*>(t)->commit(); });
 }
-BATON_ALIAS(MPI_Type_commit);
 
-int PMPI_Type_free(MPI_Datatype* datatype) {
+int MPI_Type_free(MPI_Datatype* datatype) {
   const char* fn = "MPI_Type_free";
   if (!datatype) return abi::raise(fn, nullptr, null_arg("datatype"));
   const core::datatype* t = nullptr;
@@ -655,60 +631,50 @@ int PMPI_Type_free(MPI_Datatype* datatype) {
   *datatype = MPI_DATATYPE_NULL;
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Type_free);
 
 // ---- size and extents ----
 
-int PMPI_Type_size(MPI_Datatype datatype, int* size) {
+int MPI_Type_size(MPI_Datatype datatype, int* size) {
   int64_t s = 0;
   int rc = size_impl("MPI_Type_size", datatype, size, &s);
   if (rc == MPI_SUCCESS) *size = s > INT_MAX ? MPI_UNDEFINED : static_cast<int>(s);
   return rc;
 }
-int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size) {
+int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size) {
   int64_t s = 0;
   int rc = size_impl("MPI_Type_size_c", datatype, size, &s);
   if (rc == MPI_SUCCESS) *size = s;
   return rc;
 }
-int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
+int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
   int64_t s = 0;
   int rc = size_impl("MPI_Type_size_x", datatype, size, &s);
   if (rc == MPI_SUCCESS) *size = s;
   return rc;
 }
-BATON_ALIAS(MPI_Type_size);
-BATON_ALIAS(MPI_Type_size_c);
-BATON_ALIAS(MPI_Type_size_x);
 
-int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
+int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
   return extent_impl("MPI_Type_get_extent", datatype, lb, extent, false);
 }
-int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
+int MPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
   return extent_impl("MPI_Type_get_extent_c", datatype, lb, extent, false);
 }
-int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
+int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
   return extent_impl("MPI_Type_get_extent_x", datatype, lb, extent, false);
 }
-int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent) {
+int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent) {
   return extent_impl("MPI_Type_get_true_extent", datatype, true_lb, true_extent, true);
 }
-int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
+int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
   return extent_impl("MPI_Type_get_true_extent_c", datatype, true_lb, true_extent, true);
 }
-int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
+int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
   return extent_impl("MPI_Type_get_true_extent_x", datatype, true_lb, true_extent, true);
 }
-BATON_ALIAS(MPI_Type_get_extent);
-BATON_ALIAS(MPI_Type_get_extent_c);
-BATON_ALIAS(MPI_Type_get_extent_x);
-BATON_ALIAS(MPI_Type_get_true_extent);
-BATON_ALIAS(MPI_Type_get_true_extent_c);
-BATON_ALIAS(MPI_Type_get_true_extent_x);
 
 // ---- envelope and contents ----
 
-int PMPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses, int* num_datatypes,
+int MPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses, int* num_datatypes,
                            int* combiner) {
   const char* fn = "MPI_Type_get_envelope";
   if (!num_integers || !num_addresses || !num_datatypes || !combiner)
@@ -727,7 +693,7 @@ int PMPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_ad
   *combiner = v.combiner;
   return MPI_SUCCESS;
 }
-int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_integers, MPI_Count* num_addresses,
+int MPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_integers, MPI_Count* num_addresses,
                              MPI_Count* num_large_counts, MPI_Count* num_datatypes, int* combiner) {
   const char* fn = "MPI_Type_get_envelope_c";
   if (!num_integers || !num_addresses || !num_large_counts || !num_datatypes || !combiner)
@@ -741,10 +707,8 @@ int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_integers, MPI
   *combiner = v.combiner;
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Type_get_envelope);
-BATON_ALIAS(MPI_Type_get_envelope_c);
 
-int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
+int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
                            int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]) {
   const char* fn = "MPI_Type_get_contents";
   const core::datatype* t = abi::to_type(datatype);
@@ -757,19 +721,17 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
   return contents_impl(fn, datatype, max_integers, max_addresses, 0, max_datatypes, array_of_integers,
                        array_of_addresses, nullptr, array_of_datatypes);
 }
-int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses,
+int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses,
                              MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[],
                              MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[],
                              MPI_Datatype array_of_datatypes[]) {
   return contents_impl("MPI_Type_get_contents_c", datatype, max_integers, max_addresses, max_large_counts,
                        max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes);
 }
-BATON_ALIAS(MPI_Type_get_contents);
-BATON_ALIAS(MPI_Type_get_contents_c);
 
 // ---- names ----
 
-int PMPI_Type_set_name(MPI_Datatype datatype, const char* type_name) {
+int MPI_Type_set_name(MPI_Datatype datatype, const char* type_name) {
   const char* fn = "MPI_Type_set_name";
   const core::datatype* t = nullptr;
   if (errc e = get_type(datatype, &t); e != errc::success) return abi::raise(fn, nullptr, e);
@@ -781,7 +743,7 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char* type_name) {
     return errc::success;
   });
 }
-int PMPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen) {
+int MPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen) {
   const char* fn = "MPI_Type_get_name";
   // MPI-4.1 7.10: the null handle has a name too.
   if (datatype == MPI_DATATYPE_NULL && type_name && resultlen) {
@@ -799,12 +761,10 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen) {
   *resultlen = static_cast<int>(len);
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Type_set_name);
-BATON_ALIAS(MPI_Type_get_name);
 
 // ---- predefined type lookups ----
 
-int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
+int MPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
   const char* fn = "MPI_Type_match_size";
   if (!datatype) return abi::raise(fn, nullptr, null_arg("datatype"));
   struct entry {
@@ -837,7 +797,6 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
   return abi::raise(fn, nullptr,
                     core::error_set(errc::arg, "no predefined type of class %d has size %d", typeclass, size));
 }
-BATON_ALIAS(MPI_Type_match_size);
 
 // MPI_Type_create_f90_real/complex/integer (MPI-4.1 19.1.9): the predefined type Fortran's
 // SELECTED_REAL_KIND(p, r) / SELECTED_INT_KIND(r) would pick with gfortran's kinds 4, 8, 16 (real)
@@ -899,20 +858,17 @@ int f90_impl(const char* fn, core::combiner which, int p, int r, MPI_Datatype* n
 
 }  // namespace
 
-int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype) {
+int MPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype) {
   return f90_impl("MPI_Type_create_f90_real", core::combiner::f90_real, p, r, newtype);
 }
-int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype) {
+int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype) {
   return f90_impl("MPI_Type_create_f90_complex", core::combiner::f90_complex, p, r, newtype);
 }
-int PMPI_Type_create_f90_integer(int r, MPI_Datatype* newtype) {
+int MPI_Type_create_f90_integer(int r, MPI_Datatype* newtype) {
   return f90_impl("MPI_Type_create_f90_integer", core::combiner::f90_integer, MPI_UNDEFINED, r, newtype);
 }
-BATON_ALIAS(MPI_Type_create_f90_real);
-BATON_ALIAS(MPI_Type_create_f90_complex);
-BATON_ALIAS(MPI_Type_create_f90_integer);
 
-int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype* pair_type) {
+int MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype* pair_type) {
   const char* fn = "MPI_Type_get_value_index";
   const core::datatype *v = nullptr, *i = nullptr;
   if (errc e = get_type(value_type, &v); e != errc::success) return abi::raise(fn, nullptr, e);
@@ -922,11 +878,10 @@ int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, 
   *pair_type = p ? abi::to_handle(p) : MPI_DATATYPE_NULL;
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Type_get_value_index);
 
 // ---- pack / unpack ----
 
-int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize, int* position,
+int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize, int* position,
               MPI_Comm comm) {
   if (!position) return abi::raise("MPI_Pack", nullptr, null_arg("position"));
   int64_t pos = *position;
@@ -934,7 +889,7 @@ int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbu
   if (rc == MPI_SUCCESS) *position = static_cast<int>(pos);
   return rc;
 }
-int PMPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf, MPI_Count outsize,
+int MPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf, MPI_Count outsize,
                 MPI_Count* position, MPI_Comm comm) {
   if (!position) return abi::raise("MPI_Pack_c", nullptr, null_arg("position"));
   int64_t pos = *position;
@@ -942,7 +897,7 @@ int PMPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, voi
   if (rc == MPI_SUCCESS) *position = pos;
   return rc;
 }
-int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype datatype,
+int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype datatype,
                 MPI_Comm comm) {
   if (!position) return abi::raise("MPI_Unpack", nullptr, null_arg("position"));
   int64_t pos = *position;
@@ -950,7 +905,7 @@ int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int 
   if (rc == MPI_SUCCESS) *position = static_cast<int>(pos);
   return rc;
 }
-int PMPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf, MPI_Count outcount,
+int MPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf, MPI_Count outcount,
                   MPI_Datatype datatype, MPI_Comm comm) {
   if (!position) return abi::raise("MPI_Unpack_c", nullptr, null_arg("position"));
   int64_t pos = *position;
@@ -958,28 +913,22 @@ int PMPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void
   if (rc == MPI_SUCCESS) *position = pos;
   return rc;
 }
-int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
+int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
   int64_t s = 0;
   if (!size) return abi::raise("MPI_Pack_size", nullptr, null_arg("size"));
   int rc = pack_size_impl("MPI_Pack_size", incount, datatype, comm, &s);
   if (rc == MPI_SUCCESS) *size = s > INT_MAX ? MPI_UNDEFINED : static_cast<int>(s);
   return rc;
 }
-int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count* size) {
+int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count* size) {
   int64_t s = 0;
   if (!size) return abi::raise("MPI_Pack_size_c", nullptr, null_arg("size"));
   int rc = pack_size_impl("MPI_Pack_size_c", incount, datatype, comm, &s);
   if (rc == MPI_SUCCESS) *size = s;
   return rc;
 }
-BATON_ALIAS(MPI_Pack);
-BATON_ALIAS(MPI_Pack_c);
-BATON_ALIAS(MPI_Unpack);
-BATON_ALIAS(MPI_Unpack_c);
-BATON_ALIAS(MPI_Pack_size);
-BATON_ALIAS(MPI_Pack_size_c);
 
-int PMPI_Pack_external(const char* datarep, const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf,
+int MPI_Pack_external(const char* datarep, const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf,
                        MPI_Aint outsize, MPI_Aint* position) {
   if (!position) return abi::raise("MPI_Pack_external", nullptr, null_arg("position"));
   int64_t pos = *position;
@@ -987,7 +936,7 @@ int PMPI_Pack_external(const char* datarep, const void* inbuf, int incount, MPI_
   if (rc == MPI_SUCCESS) *position = static_cast<MPI_Aint>(pos);
   return rc;
 }
-int PMPI_Pack_external_c(const char* datarep, const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf,
+int MPI_Pack_external_c(const char* datarep, const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf,
                          MPI_Count outsize, MPI_Count* position) {
   if (!position) return abi::raise("MPI_Pack_external_c", nullptr, null_arg("position"));
   int64_t pos = *position;
@@ -995,7 +944,7 @@ int PMPI_Pack_external_c(const char* datarep, const void* inbuf, MPI_Count incou
   if (rc == MPI_SUCCESS) *position = pos;
   return rc;
 }
-int PMPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize, MPI_Aint* position, void* outbuf,
+int MPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize, MPI_Aint* position, void* outbuf,
                          int outcount, MPI_Datatype datatype) {
   if (!position) return abi::raise("MPI_Unpack_external", nullptr, null_arg("position"));
   int64_t pos = *position;
@@ -1003,7 +952,7 @@ int PMPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insiz
   if (rc == MPI_SUCCESS) *position = static_cast<MPI_Aint>(pos);
   return rc;
 }
-int PMPI_Unpack_external_c(const char datarep[], const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf,
+int MPI_Unpack_external_c(const char datarep[], const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf,
                            MPI_Count outcount, MPI_Datatype datatype) {
   if (!position) return abi::raise("MPI_Unpack_external_c", nullptr, null_arg("position"));
   int64_t pos = *position;
@@ -1011,43 +960,34 @@ int PMPI_Unpack_external_c(const char datarep[], const void* inbuf, MPI_Count in
   if (rc == MPI_SUCCESS) *position = pos;
   return rc;
 }
-int PMPI_Pack_external_size(const char* datarep, int incount, MPI_Datatype datatype, MPI_Aint* size) {
+int MPI_Pack_external_size(const char* datarep, int incount, MPI_Datatype datatype, MPI_Aint* size) {
   int64_t s = 0;
   if (!size) return abi::raise("MPI_Pack_external_size", nullptr, null_arg("size"));
   int rc = pack_external_size_impl("MPI_Pack_external_size", datarep, incount, datatype, &s);
   if (rc == MPI_SUCCESS) *size = static_cast<MPI_Aint>(s);
   return rc;
 }
-int PMPI_Pack_external_size_c(const char* datarep, MPI_Count incount, MPI_Datatype datatype, MPI_Count* size) {
+int MPI_Pack_external_size_c(const char* datarep, MPI_Count incount, MPI_Datatype datatype, MPI_Count* size) {
   int64_t s = 0;
   if (!size) return abi::raise("MPI_Pack_external_size_c", nullptr, null_arg("size"));
   int rc = pack_external_size_impl("MPI_Pack_external_size_c", datarep, incount, datatype, &s);
   if (rc == MPI_SUCCESS) *size = s;
   return rc;
 }
-BATON_ALIAS(MPI_Pack_external);
-BATON_ALIAS(MPI_Pack_external_c);
-BATON_ALIAS(MPI_Unpack_external);
-BATON_ALIAS(MPI_Unpack_external_c);
-BATON_ALIAS(MPI_Pack_external_size);
-BATON_ALIAS(MPI_Pack_external_size_c);
 
 // ---- addresses ----
 
-int PMPI_Get_address(const void* location, MPI_Aint* address) {
+int MPI_Get_address(const void* location, MPI_Aint* address) {
   if (!address) return abi::raise("MPI_Get_address", nullptr, null_arg("address"));
   *address = static_cast<MPI_Aint>(reinterpret_cast<uintptr_t>(location));
   return MPI_SUCCESS;
 }
 // Unsigned arithmetic: addresses may straddle the sign bit without undefined behaviour.
-MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp) {
+MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp) {
   return static_cast<MPI_Aint>(static_cast<uintptr_t>(base) + static_cast<uintptr_t>(disp));
 }
-MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) {
+MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) {
   return static_cast<MPI_Aint>(static_cast<uintptr_t>(addr1) - static_cast<uintptr_t>(addr2));
 }
-BATON_ALIAS(MPI_Get_address);
-BATON_ALIAS(MPI_Aint_add);
-BATON_ALIAS(MPI_Aint_diff);
 
-}  // extern "C"
+}  // namespace baton::impl

@@ -87,9 +87,9 @@ int meet(const char* fn, const char* port_name, MPI_Info info, int root, MPI_Com
 
 }  // namespace
 
-extern "C" {
+namespace baton::impl {
 
-int PMPI_Open_port(MPI_Info info, char* port_name) {
+int MPI_Open_port(MPI_Info info, char* port_name) {
   const char* fn = "MPI_Open_port";
   if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
   return call(fn, nullptr, [&] {
@@ -102,9 +102,8 @@ int PMPI_Open_port(MPI_Info info, char* port_name) {
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Open_port);
 
-int PMPI_Close_port(const char* port_name) {
+int MPI_Close_port(const char* port_name) {
   const char* fn = "MPI_Close_port";
   if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
   return call(fn, nullptr, [&] {
@@ -112,20 +111,17 @@ int PMPI_Close_port(const char* port_name) {
     return dynamic::close_port(port_name);
   });
 }
-BATON_ALIAS(MPI_Close_port);
 
 // port_name and info are significant at root only (MPI-4.1 11.10.2).
-int PMPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm) {
+int MPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm) {
   return meet("MPI_Comm_accept", port_name, info, root, comm, newcomm, dynamic::accept);
 }
-BATON_ALIAS(MPI_Comm_accept);
 
-int PMPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm) {
+int MPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm) {
   return meet("MPI_Comm_connect", port_name, info, root, comm, newcomm, dynamic::connect);
 }
-BATON_ALIAS(MPI_Comm_connect);
 
-int PMPI_Comm_join(int fd, MPI_Comm* intercomm) {
+int MPI_Comm_join(int fd, MPI_Comm* intercomm) {
   const char* fn = "MPI_Comm_join";
   if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
   return call(fn, nullptr, [&] {
@@ -138,10 +134,9 @@ int PMPI_Comm_join(int fd, MPI_Comm* intercomm) {
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Comm_join);
 
 // command, argv, maxprocs and info are significant at root only (MPI-4.1 11.8.2).
-int PMPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm,
+int MPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm,
                     MPI_Comm* intercomm, int array_of_errcodes[]) {
   const char* fn = "MPI_Comm_spawn";
   core::comm* c = nullptr;
@@ -161,9 +156,8 @@ int PMPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info in
   }
   return spawn_common(fn, cmds, root, c, intercomm, array_of_errcodes, pre);
 }
-BATON_ALIAS(MPI_Comm_spawn);
 
-int PMPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_of_argv[],
+int MPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_of_argv[],
                              const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm,
                              MPI_Comm* intercomm, int array_of_errcodes[]) {
   const char* fn = "MPI_Comm_spawn_multiple";
@@ -190,9 +184,8 @@ int PMPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_
   }
   return spawn_common(fn, cmds, root, c, intercomm, array_of_errcodes, pre);
 }
-BATON_ALIAS(MPI_Comm_spawn_multiple);
 
-int PMPI_Publish_name(const char* service_name, MPI_Info info, const char* port_name) {
+int MPI_Publish_name(const char* service_name, MPI_Info info, const char* port_name) {
   const char* fn = "MPI_Publish_name";
   if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
   return call(fn, nullptr, [&] {
@@ -202,9 +195,8 @@ int PMPI_Publish_name(const char* service_name, MPI_Info info, const char* port_
     return dynamic::publish_name(service_name, in, port_name);
   });
 }
-BATON_ALIAS(MPI_Publish_name);
 
-int PMPI_Unpublish_name(const char* service_name, MPI_Info info, const char* port_name) {
+int MPI_Unpublish_name(const char* service_name, MPI_Info info, const char* port_name) {
   const char* fn = "MPI_Unpublish_name";
   if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
   return call(fn, nullptr, [&] {
@@ -214,9 +206,8 @@ int PMPI_Unpublish_name(const char* service_name, MPI_Info info, const char* por
     return dynamic::unpublish_name(service_name, in, port_name ? port_name : "");
   });
 }
-BATON_ALIAS(MPI_Unpublish_name);
 
-int PMPI_Lookup_name(const char* service_name, MPI_Info info, char* port_name) {
+int MPI_Lookup_name(const char* service_name, MPI_Info info, char* port_name) {
   const char* fn = "MPI_Lookup_name";
   if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
   return call(fn, nullptr, [&] {
@@ -229,6 +220,5 @@ int PMPI_Lookup_name(const char* service_name, MPI_Info info, char* port_name) {
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Lookup_name);
 
-}  // extern "C"
+}  // namespace baton::impl

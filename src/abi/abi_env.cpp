@@ -71,15 +71,13 @@ void copy_string(char* out, int* len, const std::string& s, size_t max) {
 }
 }  // namespace
 
-extern "C" {
+namespace baton::impl {
 
-int PMPI_Init(int*, char***) { return init_common(MPI_THREAD_SINGLE, nullptr); }
-BATON_ALIAS(MPI_Init);
+int MPI_Init(int*, char***) { return init_common(MPI_THREAD_SINGLE, nullptr); }
 
-int PMPI_Init_thread(int*, char***, int required, int* provided) { return init_common(required, provided); }
-BATON_ALIAS(MPI_Init_thread);
+int MPI_Init_thread(int*, char***, int required, int* provided) { return init_common(required, provided); }
 
-int PMPI_Finalize(void) {
+int MPI_Finalize(void) {
   const core::runtime& R = core::rt();
   if (!R.initialized.load() || R.finalized.load()) {
     (void)core::error_set(errc::other, "MPI_Finalize called %s", R.finalized.load() ? "twice" : "before MPI_Init");
@@ -91,52 +89,44 @@ int PMPI_Finalize(void) {
     return core::runtime_release(true);  // sessions still alive keep the runtime up
   });
 }
-BATON_ALIAS(MPI_Finalize);
 
-int PMPI_Initialized(int* flag) {
+int MPI_Initialized(int* flag) {
   *flag = core::rt().initialized.load() ? 1 : 0;
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Initialized);
 
-int PMPI_Finalized(int* flag) {
+int MPI_Finalized(int* flag) {
   if (!flag) return abi::raise("MPI_Finalized", nullptr, core::error_set(errc::arg, "NULL flag pointer"));
   *flag = core::rt().finalized.load() ? 1 : 0;
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Finalized);
 
-int PMPI_Query_thread(int* provided) {
+int MPI_Query_thread(int* provided) {
   if (!provided) return abi::raise("MPI_Query_thread", nullptr, core::error_set(errc::arg, "NULL provided pointer"));
   *provided = level_to_mpi(core::rt().level);
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Query_thread);
 
-int PMPI_Is_thread_main(int* flag) {
+int MPI_Is_thread_main(int* flag) {
   if (!flag) return abi::raise("MPI_Is_thread_main", nullptr, core::error_set(errc::arg, "NULL flag pointer"));
   *flag = core::runtime_is_main_thread() ? 1 : 0;
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Is_thread_main);
 
-int PMPI_Abort(MPI_Comm, int errorcode) {
+int MPI_Abort(MPI_Comm, int errorcode) {
   std::fprintf(stderr, "Baton: rank %d called MPI_Abort with error code %d\n", core::rt().world_rank, errorcode);
   core::runtime_abort(errorcode, "MPI_Abort");
 }
-BATON_ALIAS(MPI_Abort);
 
-double PMPI_Wtime(void) { return core::wtime(); }
-BATON_ALIAS(MPI_Wtime);
+double MPI_Wtime(void) { return core::wtime(); }
 
-double PMPI_Wtick(void) {
+double MPI_Wtick(void) {
   struct timespec ts;
   clock_getres(CLOCK_MONOTONIC, &ts);
   return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
 }
-BATON_ALIAS(MPI_Wtick);
 
-int PMPI_Get_processor_name(char* name, int* resultlen) {
+int MPI_Get_processor_name(char* name, int* resultlen) {
   if (!name) return abi::raise("MPI_Get_processor_name", nullptr, core::error_set(errc::arg, "NULL name pointer"));
   if (!resultlen)
     return abi::raise("MPI_Get_processor_name", nullptr, core::error_set(errc::arg, "NULL resultlen pointer"));
@@ -145,35 +135,31 @@ int PMPI_Get_processor_name(char* name, int* resultlen) {
   copy_string(name, resultlen, host, MPI_MAX_PROCESSOR_NAME);
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Get_processor_name);
 
-int PMPI_Get_version(int* version, int* subversion) {
+int MPI_Get_version(int* version, int* subversion) {
   if (!version) return abi::raise("MPI_Get_version", nullptr, core::error_set(errc::arg, "NULL version pointer"));
   if (!subversion) return abi::raise("MPI_Get_version", nullptr, core::error_set(errc::arg, "NULL subversion pointer"));
   *version = MPI_VERSION;
   *subversion = MPI_SUBVERSION;
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Get_version);
 
-int PMPI_Get_library_version(char* version, int* resultlen) {
+int MPI_Get_library_version(char* version, int* resultlen) {
   if (!version)
     return abi::raise("MPI_Get_library_version", nullptr, core::error_set(errc::arg, "NULL version pointer"));
   if (!resultlen)
     return abi::raise("MPI_Get_library_version", nullptr, core::error_set(errc::arg, "NULL resultlen pointer"));
   copy_string(version, resultlen,
-              "Baton 0.1.0 (MPI 5.0 standard ABI 1.0; shared-memory transport; C++20 core)",
+              "Baton " BATON_VERSION_STRING " (MPI 5.0 standard ABI 1.0; shared-memory transport; C++20 core)",
               MPI_MAX_LIBRARY_VERSION_STRING);
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Get_library_version);
 
-int PMPI_Abi_get_version(int* abi_major, int* abi_minor) {
+int MPI_Abi_get_version(int* abi_major, int* abi_minor) {
   *abi_major = MPI_ABI_VERSION;
   *abi_minor = MPI_ABI_SUBVERSION;
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Abi_get_version);
 
 // ---- ABI details (MPI-5.0): sizes of the integer types, Fortran datatypes and booleans ----
 //
@@ -185,7 +171,7 @@ BATON_ALIAS(MPI_Abi_get_version);
 // matter to LAND/LOR/LXOR on LOGICAL kinds (core/op.hpp): they default to 1 and 0 (not "set") and
 // MPI_Abi_set_fortran_booleans may change them once.
 
-}  // extern "C"
+}  // namespace baton::impl
 
 namespace {
 
@@ -257,9 +243,9 @@ errc load_logical(const void* in, int n, const char* what, int64_t* v) {
 
 }  // namespace
 
-extern "C" {
+namespace baton::impl {
 
-int PMPI_Abi_get_info(MPI_Info* info) {
+int MPI_Abi_get_info(MPI_Info* info) {
   return call("MPI_Abi_get_info", nullptr, [&] {
     if (!info) return core::error_set(errc::arg, "NULL info pointer");
     auto* i = new core::info;
@@ -274,9 +260,8 @@ int PMPI_Abi_get_info(MPI_Info* info) {
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Abi_get_info);
 
-int PMPI_Abi_get_fortran_info(MPI_Info* info) {
+int MPI_Abi_get_fortran_info(MPI_Info* info) {
   return call("MPI_Abi_get_fortran_info", nullptr, [&] {
     if (!info) return core::error_set(errc::arg, "NULL info pointer");
     auto* i = new core::info;
@@ -295,9 +280,8 @@ int PMPI_Abi_get_fortran_info(MPI_Info* info) {
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Abi_get_fortran_info);
 
-int PMPI_Abi_set_fortran_info(MPI_Info info) {
+int MPI_Abi_set_fortran_info(MPI_Info info) {
   core::info* i = abi::to_info(info);
   if (!i) return abi::raise("MPI_Abi_set_fortran_info", nullptr, errc::info);
   const core::datatype* l = builtin(MPI_LOGICAL);
@@ -312,9 +296,8 @@ int PMPI_Abi_set_fortran_info(MPI_Info info) {
                         static_cast<long long>(r->size()), static_cast<long long>(d->size()));
   return abi::raise("MPI_Abi_set_fortran_info", nullptr, errc::abi);
 }
-BATON_ALIAS(MPI_Abi_set_fortran_info);
 
-int PMPI_Abi_get_fortran_booleans(int logical_size, void* logical_true, void* logical_false, int* is_set) {
+int MPI_Abi_get_fortran_booleans(int logical_size, void* logical_true, void* logical_false, int* is_set) {
   return call("MPI_Abi_get_fortran_booleans", nullptr, [&] {
     if (!logical_true || !logical_false || !is_set)
       return core::error_set(errc::arg, "NULL %s", !logical_true ? "logical_true" : !logical_false ? "logical_false" : "is_set");
@@ -326,9 +309,8 @@ int PMPI_Abi_get_fortran_booleans(int logical_size, void* logical_true, void* lo
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Abi_get_fortran_booleans);
 
-int PMPI_Abi_set_fortran_booleans(int logical_size, void* logical_true, void* logical_false) {
+int MPI_Abi_set_fortran_booleans(int logical_size, void* logical_true, void* logical_false) {
   return call("MPI_Abi_set_fortran_booleans", nullptr, [&] {
     if (!logical_true || !logical_false)
       return core::error_set(errc::arg, "NULL %s", !logical_true ? "logical_true" : "logical_false");
@@ -339,11 +321,10 @@ int PMPI_Abi_set_fortran_booleans(int logical_size, void* logical_true, void* lo
     return core::fortran_booleans_set(t, f);
   });
 }
-BATON_ALIAS(MPI_Abi_set_fortran_booleans);
 
 // ---- errors ----
 
-int PMPI_Error_class(int errorcode, int* errorclass) {
+int MPI_Error_class(int errorcode, int* errorclass) {
   if (!errorclass) {
     (void)core::error_set(errc::arg, "NULL errorclass pointer");
     return abi::raise("MPI_Error_class", nullptr, errc::arg);
@@ -360,9 +341,8 @@ int PMPI_Error_class(int errorcode, int* errorclass) {
   (void)core::error_set(errc::arg, "unknown error code %d", errorcode);
   return abi::raise("MPI_Error_class", nullptr, errc::arg);
 }
-BATON_ALIAS(MPI_Error_class);
 
-int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
+int MPI_Error_string(int errorcode, char* string, int* resultlen) {
   if (!string || !resultlen) {
     (void)core::error_set(errc::arg, "NULL %s", string ? "resultlen pointer" : "string buffer");
     return abi::raise("MPI_Error_string", nullptr, errc::arg);
@@ -385,9 +365,8 @@ int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
   (void)core::error_set(errc::arg, "unknown error code %d", errorcode);
   return abi::raise("MPI_Error_string", nullptr, errc::arg);
 }
-BATON_ALIAS(MPI_Error_string);
 
-int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function* fn, MPI_Errhandler* errhandler) {
+int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* fn, MPI_Errhandler* errhandler) {
   if (!fn || !errhandler) {
     (void)core::error_set(errc::arg, "NULL %s", fn ? "errhandler output" : "function");
     return abi::raise("MPI_Comm_create_errhandler", nullptr, errc::arg);
@@ -398,9 +377,8 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function* fn, MPI_Errhandler
   *errhandler = abi::to_handle(e);
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Comm_create_errhandler);
 
-int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
+int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
   core::comm* c = abi::to_comm(comm);
   if (!c) return abi::raise("MPI_Comm_set_errhandler", nullptr, errc::comm);
   core::errhandler* e = abi::to_errhandler(errhandler);
@@ -418,9 +396,8 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
   c->eh = e;
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Comm_set_errhandler);
 
-int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
+int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
   core::comm* c = abi::to_comm(comm);
   if (!c) return abi::raise("MPI_Comm_get_errhandler", nullptr, errc::comm);
   if (!errhandler)
@@ -429,9 +406,8 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
   *errhandler = abi::to_handle(c->eh);
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Comm_get_errhandler);
 
-int PMPI_Errhandler_free(MPI_Errhandler* errhandler) {
+int MPI_Errhandler_free(MPI_Errhandler* errhandler) {
   core::errhandler* e = abi::to_errhandler(*errhandler);
   if (!e) {
     (void)core::error_set(errc::arg, "invalid error handler");
@@ -441,15 +417,13 @@ int PMPI_Errhandler_free(MPI_Errhandler* errhandler) {
   *errhandler = MPI_ERRHANDLER_NULL;
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Errhandler_free);
 
-int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
+int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
   core::comm* c = abi::to_comm(comm);
   if (!c) return abi::raise("MPI_Comm_call_errhandler", nullptr, errc::comm);
   (void)core::error_set(errc(errorcode), "error raised by the application");
   abi::raise("MPI_Comm_call_errhandler", c, errc(errorcode));
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Comm_call_errhandler);
 
-}  // extern "C"
+}  // namespace baton::impl

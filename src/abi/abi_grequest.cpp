@@ -105,9 +105,9 @@ errc grequest_free(core::request* r) {
 
 }  // namespace baton::abi
 
-extern "C" {
+namespace baton::impl {
 
-int PMPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn,
+int MPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn,
                         MPI_Grequest_cancel_function* cancel_fn, void* extra_state, MPI_Request* request) {
   const char* fn = "MPI_Grequest_start";
   if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
@@ -134,9 +134,8 @@ int PMPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Grequest_start);
 
-int PMPI_Grequest_complete(MPI_Request request) {
+int MPI_Grequest_complete(MPI_Request request) {
   const char* fn = "MPI_Grequest_complete";
   if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
   core::request* r = nullptr;
@@ -174,6 +173,5 @@ int PMPI_Grequest_complete(MPI_Request request) {
   (void)core::error_set(from_callback(f), "the generalized request's free_fn returned error code %d", f);
   return abi::raise(fn, nullptr, from_callback(f));
 }
-BATON_ALIAS(MPI_Grequest_complete);
 
-}  // extern "C"
+}  // namespace baton::impl

@@ -84,9 +84,9 @@ int combine(const char* fn, MPI_Group group1, MPI_Group group2, MPI_Group* newgr
 }
 }  // namespace
 
-extern "C" {
+namespace baton::impl {
 
-int PMPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
+int MPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
   core::comm* c = abi::to_comm(comm);
   if (!c) return abi::raise("MPI_Comm_group", nullptr, errc::comm);
   return call("MPI_Comm_group", c, [&] {
@@ -97,27 +97,24 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Comm_group);
 
-int PMPI_Group_size(MPI_Group group, int* size) {
+int MPI_Group_size(MPI_Group group, int* size) {
   core::group* g = abi::to_group(group);
   if (!g) return abi::raise("MPI_Group_size", nullptr, errc::group);
   if (errc e = check_out(size, "size"); e != errc::success) return abi::raise("MPI_Group_size", nullptr, e);
   *size = g->size();
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Group_size);
 
-int PMPI_Group_rank(MPI_Group group, int* rank) {
+int MPI_Group_rank(MPI_Group group, int* rank) {
   core::group* g = abi::to_group(group);
   if (!g) return abi::raise("MPI_Group_rank", nullptr, errc::group);
   if (errc e = check_out(rank, "rank"); e != errc::success) return abi::raise("MPI_Group_rank", nullptr, e);
   *rank = g->rank < 0 ? MPI_UNDEFINED : g->rank;
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Group_rank);
 
-int PMPI_Group_free(MPI_Group* group) {
+int MPI_Group_free(MPI_Group* group) {
   if (!group) {
     (void)core::error_set(errc::arg, "NULL group pointer");
     return abi::raise("MPI_Group_free", nullptr, errc::arg);
@@ -128,48 +125,40 @@ int PMPI_Group_free(MPI_Group* group) {
   *group = MPI_GROUP_NULL;
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Group_free);
 
-int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
+int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
   return derive("MPI_Group_incl", group, newgroup,
                 [&](core::group* g, core::group** out) { return core::group_incl(g, n, ranks, out); });
 }
-BATON_ALIAS(MPI_Group_incl);
 
-int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
+int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
   return derive("MPI_Group_excl", group, newgroup,
                 [&](core::group* g, core::group** out) { return core::group_excl(g, n, ranks, out); });
 }
-BATON_ALIAS(MPI_Group_excl);
 
-int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
+int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
   return derive("MPI_Group_range_incl", group, newgroup,
                 [&](core::group* g, core::group** out) { return core::group_range_incl(g, n, ranges, out); });
 }
-BATON_ALIAS(MPI_Group_range_incl);
 
-int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
+int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
   return derive("MPI_Group_range_excl", group, newgroup,
                 [&](core::group* g, core::group** out) { return core::group_range_excl(g, n, ranges, out); });
 }
-BATON_ALIAS(MPI_Group_range_excl);
 
-int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
+int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
   return combine("MPI_Group_union", group1, group2, newgroup, core::group_union);
 }
-BATON_ALIAS(MPI_Group_union);
 
-int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
+int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
   return combine("MPI_Group_intersection", group1, group2, newgroup, core::group_intersection);
 }
-BATON_ALIAS(MPI_Group_intersection);
 
-int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
+int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
   return combine("MPI_Group_difference", group1, group2, newgroup, core::group_difference);
 }
-BATON_ALIAS(MPI_Group_difference);
 
-int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]) {
+int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]) {
   const char* fn = "MPI_Group_translate_ranks";
   core::group* a = abi::to_group(group1);
   if (!a) return abi::raise(fn, nullptr, errc::group);
@@ -196,9 +185,8 @@ int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Group_translate_ranks);
 
-int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result) {
+int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result) {
   core::group* a = abi::to_group(group1);
   if (!a) return abi::raise("MPI_Group_compare", nullptr, errc::group);
   core::group* b = abi::to_group(group2);
@@ -207,6 +195,5 @@ int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result) {
   *result = cmp_to_mpi(core::group_compare(a, b));
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Group_compare);
 
-}  // extern "C"
+}  // namespace baton::impl

@@ -67,13 +67,11 @@ H handle_from(handle_kind k, int i, H null_handle) {
 
 }  // namespace
 
-extern "C" {
+namespace baton::impl {
 
 #define BATON_HANDLE_CONVERSION(Name, Type, kind, null_handle)                                      \
-  int PMPI_##Name##_toint(Type h) { return to_int(kind, h); }                                       \
-  Type PMPI_##Name##_fromint(int i) { return handle_from<Type>(kind, i, null_handle); }           \
-  BATON_ALIAS(MPI_##Name##_toint);                                                                  \
-  BATON_ALIAS(MPI_##Name##_fromint);
+  int MPI_##Name##_toint(Type h) { return to_int(kind, h); }                                       \
+  Type MPI_##Name##_fromint(int i) { return handle_from<Type>(kind, i, null_handle); }
 
 BATON_HANDLE_CONVERSION(Comm, MPI_Comm, k_comm, MPI_COMM_NULL)
 BATON_HANDLE_CONVERSION(Type, MPI_Datatype, k_type, MPI_DATATYPE_NULL)
@@ -89,4 +87,4 @@ BATON_HANDLE_CONVERSION(Session, MPI_Session, k_session, MPI_SESSION_NULL)
 
 #undef BATON_HANDLE_CONVERSION
 
-}  // extern "C"
+}  // namespace baton::impl

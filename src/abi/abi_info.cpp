@@ -55,27 +55,25 @@ errc non_null(const void* p, const char* what) {
 }
 }  // namespace
 
-extern "C" {
+namespace baton::impl {
 
-int PMPI_Info_create(MPI_Info* info) {
+int MPI_Info_create(MPI_Info* info) {
   return call("MPI_Info_create", nullptr, [&] {
     if (errc e = non_null(info, "info pointer"); e != errc::success) return e;
     *info = abi::to_handle(new core::info);
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Info_create);
 
-int PMPI_Info_create_env(int argc, char* argv[], MPI_Info* info) {
+int MPI_Info_create_env(int argc, char* argv[], MPI_Info* info) {
   return call("MPI_Info_create_env", nullptr, [&] {
     if (errc e = non_null(info, "info pointer"); e != errc::success) return e;
     *info = abi::to_handle(core::info_make_env(argc, argv));
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Info_create_env);
 
-int PMPI_Info_set(MPI_Info info, const char* key, const char* value) {
+int MPI_Info_set(MPI_Info info, const char* key, const char* value) {
   core::info* i = abi::to_info(info);
   if (!i) return abi::raise("MPI_Info_set", nullptr, errc::info);
   return call("MPI_Info_set", nullptr, [&] {
@@ -85,9 +83,8 @@ int PMPI_Info_set(MPI_Info info, const char* key, const char* value) {
     return i->set(key, value);
   });
 }
-BATON_ALIAS(MPI_Info_set);
 
-int PMPI_Info_delete(MPI_Info info, const char* key) {
+int MPI_Info_delete(MPI_Info info, const char* key) {
   core::info* i = abi::to_info(info);
   if (!i) return abi::raise("MPI_Info_delete", nullptr, errc::info);
   return call("MPI_Info_delete", nullptr, [&] {
@@ -96,9 +93,8 @@ int PMPI_Info_delete(MPI_Info info, const char* key) {
     return i->erase(key);
   });
 }
-BATON_ALIAS(MPI_Info_delete);
 
-int PMPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value, int* flag) {
+int MPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value, int* flag) {
   core::info* i = abi::to_info(info);
   if (!i) return abi::raise("MPI_Info_get_string", nullptr, errc::info);
   return call("MPI_Info_get_string", nullptr, [&] {
@@ -118,9 +114,8 @@ int PMPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* valu
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Info_get_string);
 
-int PMPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag) {
+int MPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag) {
   core::info* i = abi::to_info(info);
   if (!i) return abi::raise("MPI_Info_get", nullptr, errc::info);
   return call("MPI_Info_get", nullptr, [&] {
@@ -135,9 +130,8 @@ int PMPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Info_get);
 
-int PMPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag) {
+int MPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag) {
   core::info* i = abi::to_info(info);
   if (!i) return abi::raise("MPI_Info_get_valuelen", nullptr, errc::info);
   return call("MPI_Info_get_valuelen", nullptr, [&] {
@@ -150,9 +144,8 @@ int PMPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* f
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Info_get_valuelen);
 
-int PMPI_Info_get_nkeys(MPI_Info info, int* nkeys) {
+int MPI_Info_get_nkeys(MPI_Info info, int* nkeys) {
   core::info* i = abi::to_info(info);
   if (!i) return abi::raise("MPI_Info_get_nkeys", nullptr, errc::info);
   return call("MPI_Info_get_nkeys", nullptr, [&] {
@@ -161,9 +154,8 @@ int PMPI_Info_get_nkeys(MPI_Info info, int* nkeys) {
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Info_get_nkeys);
 
-int PMPI_Info_get_nthkey(MPI_Info info, int n, char* key) {
+int MPI_Info_get_nthkey(MPI_Info info, int n, char* key) {
   core::info* i = abi::to_info(info);
   if (!i) return abi::raise("MPI_Info_get_nthkey", nullptr, errc::info);
   return call("MPI_Info_get_nthkey", nullptr, [&] {
@@ -174,9 +166,8 @@ int PMPI_Info_get_nthkey(MPI_Info info, int n, char* key) {
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Info_get_nthkey);
 
-int PMPI_Info_dup(MPI_Info info, MPI_Info* newinfo) {
+int MPI_Info_dup(MPI_Info info, MPI_Info* newinfo) {
   core::info* i = abi::to_info(info);
   if (!i) return abi::raise("MPI_Info_dup", nullptr, errc::info);
   return call("MPI_Info_dup", nullptr, [&] {
@@ -187,9 +178,8 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info* newinfo) {
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Info_dup);
 
-int PMPI_Info_free(MPI_Info* info) {
+int MPI_Info_free(MPI_Info* info) {
   if (!info) {
     (void)core::error_set(errc::arg, "NULL info pointer");
     return abi::raise("MPI_Info_free", nullptr, errc::arg);
@@ -205,6 +195,5 @@ int PMPI_Info_free(MPI_Info* info) {
   *info = MPI_INFO_NULL;
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Info_free);
 
-}  // extern "C"
+}  // namespace baton::impl

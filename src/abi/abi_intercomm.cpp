@@ -10,13 +10,13 @@ using namespace baton;
 using abi::call;
 using core::errc;
 
-extern "C" {
+namespace baton::impl {
 
 // Errors go to local_comm's error handler. The local leader checks peer_comm, remote_leader and
 // tag; when one is bad it still tells its group (which then fails with the same class), but the
 // remote group's leader, which waits for the exchange, is not told: as in any MPI, a wrong
 // argument at one leader leaves the other side waiting, so both sides should pass matching ones.
-int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
+int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
                           MPI_Comm* newintercomm) {
   const char* fn = "MPI_Intercomm_create";
   core::comm* c = nullptr;
@@ -53,13 +53,12 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Intercomm_create);
 
 // The group that passes high = false comes first in the merged communicator; when both pass the
 // same value, the order is the bridge's (the group whose leader has the lower world rank first for
 // an intercommunicator from MPI_Intercomm_create(_from_groups); a derived one keeps its parent's).
 // Each group must pass one value: a group that does not gets MPI_ERR_NOT_SAME on every process.
-int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
+int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
   const char* fn = "MPI_Intercomm_merge";
   core::comm* c = nullptr;
   if (errc e = abi::comm_check(fn, intercomm, &c); e != errc::success) return abi::raise(fn, c, e);
@@ -74,6 +73,5 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Intercomm_merge);
 
-}  // extern "C"
+}  // namespace baton::impl

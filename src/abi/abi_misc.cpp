@@ -48,11 +48,11 @@ int arg_error(const char* fn, const char* what) {
 
 }  // namespace
 
-extern "C" {
+namespace baton::impl {
 
 // ---- memory ----
 
-int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
+int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
   constexpr const char* fn = "MPI_Alloc_mem";
   if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
   core::info* i = nullptr;
@@ -72,14 +72,12 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Alloc_mem);
 
-int PMPI_Free_mem(void* base) {
+int MPI_Free_mem(void* base) {
   constexpr const char* fn = "MPI_Free_mem";
   if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
   return call(fn, nullptr, [&] { return core::mem_free(base); });
 }
-BATON_ALIAS(MPI_Free_mem);
 
 // ---- profiling ----
 
@@ -88,61 +86,54 @@ BATON_ALIAS(MPI_Free_mem);
 // nothing to do but return. A tool interposing MPI_Pcontrol (the weak MPI_ alias) interprets them;
 // Baton has no profiling layer of its own, so returning MPI_SUCCESS is its whole specified effect,
 // not a missing feature. Callable at any time, as tools expect.
-int PMPI_Pcontrol(const int level, ...) {
+int MPI_Pcontrol(const int level, ...) {
   (void)level;
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Pcontrol);
 
 // ---- status accessors (MPI-5.0) ----
 
-int PMPI_Status_get_source(const MPI_Status* status, int* source) {
+int MPI_Status_get_source(const MPI_Status* status, int* source) {
   if (!status || !source) return arg_error("MPI_Status_get_source", status ? "source pointer" : "status");
   *source = status->MPI_SOURCE;
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Status_get_source);
 
-int PMPI_Status_get_tag(const MPI_Status* status, int* tag) {
+int MPI_Status_get_tag(const MPI_Status* status, int* tag) {
   if (!status || !tag) return arg_error("MPI_Status_get_tag", status ? "tag pointer" : "status");
   *tag = status->MPI_TAG;
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Status_get_tag);
 
-int PMPI_Status_get_error(const MPI_Status* status, int* error) {
+int MPI_Status_get_error(const MPI_Status* status, int* error) {
   if (!status || !error) return arg_error("MPI_Status_get_error", status ? "error pointer" : "status");
   *error = status->MPI_ERROR;
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Status_get_error);
 
-int PMPI_Status_set_source(MPI_Status* status, int source) {
+int MPI_Status_set_source(MPI_Status* status, int source) {
   if (!status) return arg_error("MPI_Status_set_source", "status");
   status->MPI_SOURCE = source;
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Status_set_source);
 
-int PMPI_Status_set_tag(MPI_Status* status, int tag) {
+int MPI_Status_set_tag(MPI_Status* status, int tag) {
   if (!status) return arg_error("MPI_Status_set_tag", "status");
   status->MPI_TAG = tag;
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Status_set_tag);
 
-int PMPI_Status_set_error(MPI_Status* status, int error) {
+int MPI_Status_set_error(MPI_Status* status, int error) {
   if (!status) return arg_error("MPI_Status_set_error", "status");
   status->MPI_ERROR = error;
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Status_set_error);
 
 // ---- user-defined error classes, codes and strings ----
 // The registry is core::user_error_* (core/error.hpp): values above MPI_ERR_LASTCODE, never
 // reused, guarded by its own mutex. Errors go to MPI_COMM_WORLD's handler.
 
-int PMPI_Add_error_class(int* errorclass) {
+int MPI_Add_error_class(int* errorclass) {
   constexpr const char* fn = "MPI_Add_error_class";
   if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
   return call(fn, nullptr, [&] {
@@ -150,9 +141,8 @@ int PMPI_Add_error_class(int* errorclass) {
     return core::user_error_add_class(errorclass);
   });
 }
-BATON_ALIAS(MPI_Add_error_class);
 
-int PMPI_Add_error_code(int errorclass, int* errorcode) {
+int MPI_Add_error_code(int errorclass, int* errorcode) {
   constexpr const char* fn = "MPI_Add_error_code";
   if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
   return call(fn, nullptr, [&] {
@@ -160,42 +150,37 @@ int PMPI_Add_error_code(int errorclass, int* errorcode) {
     return core::user_error_add_code(errorclass, errorcode);
   });
 }
-BATON_ALIAS(MPI_Add_error_code);
 
-int PMPI_Add_error_string(int errorcode, const char* string) {
+int MPI_Add_error_string(int errorcode, const char* string) {
   constexpr const char* fn = "MPI_Add_error_string";
   if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
   return call(fn, nullptr, [&] { return core::user_error_set_string(errorcode, string); });
 }
-BATON_ALIAS(MPI_Add_error_string);
 
-int PMPI_Remove_error_class(int errorclass) {
+int MPI_Remove_error_class(int errorclass) {
   constexpr const char* fn = "MPI_Remove_error_class";
   if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
   return call(fn, nullptr, [&] { return core::user_error_remove_class(errorclass); });
 }
-BATON_ALIAS(MPI_Remove_error_class);
 
-int PMPI_Remove_error_code(int errorcode) {
+int MPI_Remove_error_code(int errorcode) {
   constexpr const char* fn = "MPI_Remove_error_code";
   if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
   return call(fn, nullptr, [&] { return core::user_error_remove_code(errorcode); });
 }
-BATON_ALIAS(MPI_Remove_error_code);
 
-int PMPI_Remove_error_string(int errorcode) {
+int MPI_Remove_error_string(int errorcode) {
   constexpr const char* fn = "MPI_Remove_error_string";
   if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
   return call(fn, nullptr, [&] { return core::user_error_remove_string(errorcode); });
 }
-BATON_ALIAS(MPI_Remove_error_string);
 
 // ---- hardware resources (MPI-4.1) ----
 // What the process may run on, as Linux tells it (docs/misc.md lists the keys): the CPUs of its
 // affinity mask (sched_getaffinity), the node's online CPUs, memory and page size (sysconf), the
 // host name, and the hardware resource type MPI_COMM_TYPE_HW_GUIDED understands here.
 
-}  // extern "C"
+}  // namespace baton::impl
 
 namespace {
 // "0-3,6,8-9": the CPUs of a mask, as ranges.
@@ -243,9 +228,9 @@ errc hw_resource_info(core::info* in) {
 }
 }  // namespace
 
-extern "C" {
+namespace baton::impl {
 
-int PMPI_Get_hw_resource_info(MPI_Info* hw_info) {
+int MPI_Get_hw_resource_info(MPI_Info* hw_info) {
   const char* fn = "MPI_Get_hw_resource_info";
   if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
   return call(fn, nullptr, [&] {
@@ -259,6 +244,5 @@ int PMPI_Get_hw_resource_info(MPI_Info* hw_info) {
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Get_hw_resource_info);
 
-}  // extern "C"
+}  // namespace baton::impl

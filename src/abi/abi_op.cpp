@@ -143,18 +143,16 @@ errc check_op_type(const core::op& o, const core::datatype& t, core::elem_kind* 
 
 }  // namespace baton::abi
 
-extern "C" {
+namespace baton::impl {
 
-int PMPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
+int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
   return op_create_impl("MPI_Op_create", call_user_fn, reinterpret_cast<void*>(user_fn), commute, op);
 }
-int PMPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op) {
+int MPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op) {
   return op_create_impl("MPI_Op_create_c", call_user_fn_c, reinterpret_cast<void*>(user_fn), commute, op);
 }
-BATON_ALIAS(MPI_Op_create);
-BATON_ALIAS(MPI_Op_create_c);
 
-int PMPI_Op_free(MPI_Op* op) {
+int MPI_Op_free(MPI_Op* op) {
   const char* fn = "MPI_Op_free";
   if (!op) return abi::raise(fn, nullptr, core::error_set(errc::arg, "op is NULL"));
   const core::op* o = abi::to_op(*op);
@@ -175,9 +173,8 @@ int PMPI_Op_free(MPI_Op* op) {
   *op = MPI_OP_NULL;
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Op_free);
 
-int PMPI_Op_commutative(MPI_Op op, int* commute) {
+int MPI_Op_commutative(MPI_Op op, int* commute) {
   const char* fn = "MPI_Op_commutative";
   const core::op* o = abi::to_op(op);
   if (!o) return abi::raise(fn, nullptr, errc::op);
@@ -185,15 +182,12 @@ int PMPI_Op_commutative(MPI_Op op, int* commute) {
   *commute = o->is_commutative() ? 1 : 0;
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Op_commutative);
 
-int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) {
+int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) {
   return reduce_local_impl("MPI_Reduce_local", inbuf, inoutbuf, count, datatype, op);
 }
-int PMPI_Reduce_local_c(const void* inbuf, void* inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op) {
+int MPI_Reduce_local_c(const void* inbuf, void* inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op) {
   return reduce_local_impl("MPI_Reduce_local_c", inbuf, inoutbuf, count, datatype, op);
 }
-BATON_ALIAS(MPI_Reduce_local);
-BATON_ALIAS(MPI_Reduce_local_c);
 
-}  // extern "C"
+}  // namespace baton::impl

@@ -251,13 +251,13 @@ int isendrecv_impl(const char* fn, const void* sendbuf, int64_t sendcount, MPI_D
 
 }  // namespace
 
-extern "C" {
+namespace baton::impl {
 
 #define BATON_SEND_FAMILY(Name, mode)                                                                              \
-  int P##Name(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {              \
+  int Name(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {              \
     return send_impl(#Name, buf, count, datatype, dest, tag, comm, mode);                                         \
   }                                                                                                                \
-  int P##Name##_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {    \
+  int Name##_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {    \
     return send_impl(#Name "_c", buf, count, datatype, dest, tag, comm, mode);                                    \
   }
 
@@ -265,21 +265,13 @@ BATON_SEND_FAMILY(MPI_Send, send_mode::standard)
 BATON_SEND_FAMILY(MPI_Bsend, send_mode::buffered)
 BATON_SEND_FAMILY(MPI_Ssend, send_mode::synchronous)
 BATON_SEND_FAMILY(MPI_Rsend, send_mode::ready)
-BATON_ALIAS(MPI_Send);
-BATON_ALIAS(MPI_Send_c);
-BATON_ALIAS(MPI_Bsend);
-BATON_ALIAS(MPI_Bsend_c);
-BATON_ALIAS(MPI_Ssend);
-BATON_ALIAS(MPI_Ssend_c);
-BATON_ALIAS(MPI_Rsend);
-BATON_ALIAS(MPI_Rsend_c);
 
 #define BATON_ISEND_FAMILY(Name, impl, mode)                                                                       \
-  int P##Name(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,                \
+  int Name(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,                \
               MPI_Request* request) {                                                                              \
     return impl(#Name, buf, count, datatype, dest, tag, comm, mode, request);                                     \
   }                                                                                                                \
-  int P##Name##_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,      \
+  int Name##_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,      \
                   MPI_Request* request) {                                                                          \
     return impl(#Name "_c", buf, count, datatype, dest, tag, comm, mode, request);                                \
   }
@@ -292,108 +284,78 @@ BATON_ISEND_FAMILY(MPI_Send_init, send_init_impl, send_mode::standard)
 BATON_ISEND_FAMILY(MPI_Bsend_init, send_init_impl, send_mode::buffered)
 BATON_ISEND_FAMILY(MPI_Ssend_init, send_init_impl, send_mode::synchronous)
 BATON_ISEND_FAMILY(MPI_Rsend_init, send_init_impl, send_mode::ready)
-BATON_ALIAS(MPI_Isend);
-BATON_ALIAS(MPI_Isend_c);
-BATON_ALIAS(MPI_Ibsend);
-BATON_ALIAS(MPI_Ibsend_c);
-BATON_ALIAS(MPI_Issend);
-BATON_ALIAS(MPI_Issend_c);
-BATON_ALIAS(MPI_Irsend);
-BATON_ALIAS(MPI_Irsend_c);
-BATON_ALIAS(MPI_Send_init);
-BATON_ALIAS(MPI_Send_init_c);
-BATON_ALIAS(MPI_Bsend_init);
-BATON_ALIAS(MPI_Bsend_init_c);
-BATON_ALIAS(MPI_Ssend_init);
-BATON_ALIAS(MPI_Ssend_init_c);
-BATON_ALIAS(MPI_Rsend_init);
-BATON_ALIAS(MPI_Rsend_init_c);
 
-int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status) {
+int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status) {
   return recv_impl("MPI_Recv", buf, count, datatype, source, tag, comm, status);
 }
-int PMPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+int MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                 MPI_Status* status) {
   return recv_impl("MPI_Recv_c", buf, count, datatype, source, tag, comm, status);
 }
-int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request) {
+int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request) {
   return irecv_impl("MPI_Irecv", buf, count, datatype, source, tag, comm, request);
 }
-int PMPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+int MPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                  MPI_Request* request) {
   return irecv_impl("MPI_Irecv_c", buf, count, datatype, source, tag, comm, request);
 }
-int PMPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                    MPI_Request* request) {
   return recv_init_impl("MPI_Recv_init", buf, count, datatype, source, tag, comm, request);
 }
-int PMPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+int MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                      MPI_Request* request) {
   return recv_init_impl("MPI_Recv_init_c", buf, count, datatype, source, tag, comm, request);
 }
-BATON_ALIAS(MPI_Recv);
-BATON_ALIAS(MPI_Recv_c);
-BATON_ALIAS(MPI_Irecv);
-BATON_ALIAS(MPI_Irecv_c);
-BATON_ALIAS(MPI_Recv_init);
-BATON_ALIAS(MPI_Recv_init_c);
 
-int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
+int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
                   int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
   return sendrecv_impl("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
                        source, recvtag, comm, status);
 }
-int PMPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+int MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
                     void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
                     MPI_Status* status) {
   return sendrecv_impl("MPI_Sendrecv_c", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
                        source, recvtag, comm, status);
 }
-int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag,
+int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag,
                           MPI_Comm comm, MPI_Status* status) {
   return sendrecv_replace_impl("MPI_Sendrecv_replace", buf, count, datatype, dest, sendtag, source, recvtag, comm,
                                status);
 }
-int PMPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source,
+int MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source,
                             int recvtag, MPI_Comm comm, MPI_Status* status) {
   return sendrecv_replace_impl("MPI_Sendrecv_replace_c", buf, count, datatype, dest, sendtag, source, recvtag, comm,
                                status);
 }
-BATON_ALIAS(MPI_Sendrecv);
-BATON_ALIAS(MPI_Sendrecv_c);
-BATON_ALIAS(MPI_Sendrecv_replace);
-BATON_ALIAS(MPI_Sendrecv_replace_c);
 
-int PMPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
+int MPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
                    int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
                    MPI_Request* request) {
   return isendrecv_impl("MPI_Isendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
                         source, recvtag, comm, false, request);
 }
-int PMPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+int MPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
                      void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
                      MPI_Request* request) {
   return isendrecv_impl("MPI_Isendrecv_c", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
                         source, recvtag, comm, false, request);
 }
-int PMPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+int MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
                            int recvtag, MPI_Comm comm, MPI_Request* request) {
   return isendrecv_impl("MPI_Isendrecv_replace", buf, count, datatype, dest, sendtag, buf, count, datatype, source,
                         recvtag, comm, true, request);
 }
-int PMPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source,
+int MPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source,
                              int recvtag, MPI_Comm comm, MPI_Request* request) {
   return isendrecv_impl("MPI_Isendrecv_replace_c", buf, count, datatype, dest, sendtag, buf, count, datatype, source,
                         recvtag, comm, true, request);
 }
-BATON_ALIAS(MPI_Isendrecv);
-BATON_ALIAS(MPI_Isendrecv_c);
-BATON_ALIAS(MPI_Isendrecv_replace);
-BATON_ALIAS(MPI_Isendrecv_replace_c);
 
 // ---- probes ----
 
-int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
   core::comm* c = nullptr;
   if (errc e = probe_args("MPI_Iprobe", source, tag, comm, &c); e != errc::success) return abi::raise("MPI_Iprobe", c, e);
   if (!flag) return abi::raise("MPI_Iprobe", c, core::error_set(errc::arg, "NULL flag pointer"));
@@ -406,9 +368,8 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* statu
     return e;
   });
 }
-BATON_ALIAS(MPI_Iprobe);
 
-int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
   core::comm* c = nullptr;
   if (errc e = probe_args("MPI_Probe", source, tag, comm, &c); e != errc::success) return abi::raise("MPI_Probe", c, e);
   return call("MPI_Probe", c, [&] {
@@ -418,9 +379,8 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
     return e;
   });
 }
-BATON_ALIAS(MPI_Probe);
 
-int PMPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status) {
+int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status) {
   core::comm* c = nullptr;
   if (errc e = probe_args("MPI_Improbe", source, tag, comm, &c); e != errc::success)
     return abi::raise("MPI_Improbe", c, e);
@@ -439,9 +399,8 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* mes
     return e;
   });
 }
-BATON_ALIAS(MPI_Improbe);
 
-int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) {
+int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) {
   core::comm* c = nullptr;
   if (errc e = probe_args("MPI_Mprobe", source, tag, comm, &c); e != errc::success) return abi::raise("MPI_Mprobe", c, e);
   if (!message) return abi::raise("MPI_Mprobe", c, core::error_set(errc::arg, "NULL message pointer"));
@@ -454,16 +413,13 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_St
     return e;
   });
 }
-BATON_ALIAS(MPI_Mprobe);
 
-int PMPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request) {
+int MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request) {
   return imrecv_impl("MPI_Imrecv", buf, count, datatype, message, request);
 }
-int PMPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request) {
+int MPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request) {
   return imrecv_impl("MPI_Imrecv_c", buf, count, datatype, message, request);
 }
-BATON_ALIAS(MPI_Imrecv);
-BATON_ALIAS(MPI_Imrecv_c);
 
 static int mrecv_impl(const char* fn, void* buf, int64_t count, MPI_Datatype datatype, MPI_Message* message,
                       MPI_Status* status) {
@@ -479,19 +435,17 @@ static int mrecv_impl(const char* fn, void* buf, int64_t count, MPI_Datatype dat
     return e;
   });
 }
-int PMPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status) {
+int MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status) {
   return mrecv_impl("MPI_Mrecv", buf, count, datatype, message, status);
 }
-int PMPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status) {
+int MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status) {
   return mrecv_impl("MPI_Mrecv_c", buf, count, datatype, message, status);
 }
-BATON_ALIAS(MPI_Mrecv);
-BATON_ALIAS(MPI_Mrecv_c);
 
 // ---- buffered mode (MPI-4.1 3.6) ----
 // The process buffer and the communicators' buffers; the sessions' are in abi_session.cpp.
 
-}  // extern "C"
+}  // namespace baton::impl
 
 namespace baton::abi {
 errc bsend_attach(p2p::bsend_buffer** slot, void* buffer, int64_t size) {
@@ -543,69 +497,57 @@ int process_buffer_call(const char* fn, Body&& body) {
 }
 }  // namespace
 
-extern "C" {
+namespace baton::impl {
 
-int PMPI_Buffer_attach(void* buffer, int size) {
+int MPI_Buffer_attach(void* buffer, int size) {
   return process_buffer_call("MPI_Buffer_attach",
                              [&] { return abi::bsend_attach(p2p::process_buffer_slot(), buffer, size); });
 }
-int PMPI_Buffer_attach_c(void* buffer, MPI_Count size) {
+int MPI_Buffer_attach_c(void* buffer, MPI_Count size) {
   return process_buffer_call("MPI_Buffer_attach_c",
                              [&] { return abi::bsend_attach(p2p::process_buffer_slot(), buffer, size); });
 }
-int PMPI_Buffer_detach(void* buffer_addr, int* size) {
+int MPI_Buffer_detach(void* buffer_addr, int* size) {
   return process_buffer_call("MPI_Buffer_detach",
                              [&] { return abi::bsend_detach(p2p::process_buffer_slot(), buffer_addr, size); });
 }
-int PMPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size) {
+int MPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size) {
   return process_buffer_call("MPI_Buffer_detach_c",
                              [&] { return abi::bsend_detach(p2p::process_buffer_slot(), buffer_addr, size); });
 }
-BATON_ALIAS(MPI_Buffer_attach);
-BATON_ALIAS(MPI_Buffer_attach_c);
-BATON_ALIAS(MPI_Buffer_detach);
-BATON_ALIAS(MPI_Buffer_detach_c);
 
-int PMPI_Buffer_flush(void) {
+int MPI_Buffer_flush(void) {
   return process_buffer_call("MPI_Buffer_flush", [] { return p2p::buffer_flush(p2p::process_buffer_slot()); });
 }
-BATON_ALIAS(MPI_Buffer_flush);
 
-int PMPI_Buffer_iflush(MPI_Request* request) {
+int MPI_Buffer_iflush(MPI_Request* request) {
   return process_buffer_call("MPI_Buffer_iflush", [&] {
     return abi::bsend_iflush(p2p::process_buffer_slot(), core::rt().self, request);
   });
 }
-BATON_ALIAS(MPI_Buffer_iflush);
 
-int PMPI_Comm_attach_buffer(MPI_Comm comm, void* buffer, int size) {
+int MPI_Comm_attach_buffer(MPI_Comm comm, void* buffer, int size) {
   return comm_buffer_call("MPI_Comm_attach_buffer", comm,
                           [&](core::comm* c) { return abi::bsend_attach(&c->bsend, buffer, size); });
 }
-int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void* buffer, MPI_Count size) {
+int MPI_Comm_attach_buffer_c(MPI_Comm comm, void* buffer, MPI_Count size) {
   return comm_buffer_call("MPI_Comm_attach_buffer_c", comm,
                           [&](core::comm* c) { return abi::bsend_attach(&c->bsend, buffer, size); });
 }
-int PMPI_Comm_detach_buffer(MPI_Comm comm, void* buffer_addr, int* size) {
+int MPI_Comm_detach_buffer(MPI_Comm comm, void* buffer_addr, int* size) {
   return comm_buffer_call("MPI_Comm_detach_buffer", comm,
                           [&](core::comm* c) { return abi::bsend_detach(&c->bsend, buffer_addr, size); });
 }
-int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void* buffer_addr, MPI_Count* size) {
+int MPI_Comm_detach_buffer_c(MPI_Comm comm, void* buffer_addr, MPI_Count* size) {
   return comm_buffer_call("MPI_Comm_detach_buffer_c", comm,
                           [&](core::comm* c) { return abi::bsend_detach(&c->bsend, buffer_addr, size); });
 }
-int PMPI_Comm_flush_buffer(MPI_Comm comm) {
+int MPI_Comm_flush_buffer(MPI_Comm comm) {
   return comm_buffer_call("MPI_Comm_flush_buffer", comm, [&](core::comm* c) { return p2p::buffer_flush(&c->bsend); });
 }
-int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request) {
+int MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request) {
   return comm_buffer_call("MPI_Comm_iflush_buffer", comm,
                           [&](core::comm* c) { return abi::bsend_iflush(&c->bsend, c, request); });
 }
-BATON_ALIAS(MPI_Comm_attach_buffer);
-BATON_ALIAS(MPI_Comm_attach_buffer_c);
-BATON_ALIAS(MPI_Comm_detach_buffer);
-BATON_ALIAS(MPI_Comm_detach_buffer_c);
-BATON_ALIAS(MPI_Comm_flush_buffer);
-BATON_ALIAS(MPI_Comm_iflush_buffer);
 
-}  // extern "C"
+}  // namespace baton::impl

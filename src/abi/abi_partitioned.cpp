@@ -68,49 +68,43 @@ errc request_arg(const char* fn, MPI_Request h, bool null_ok, core::request** r)
 
 }  // namespace
 
-extern "C" {
+namespace baton::impl {
 
-int PMPI_Psend_init(const void* buf, int partitions, int count, MPI_Datatype datatype, int dest, int tag,
+int MPI_Psend_init(const void* buf, int partitions, int count, MPI_Datatype datatype, int dest, int tag,
                     MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return init_impl("MPI_Psend_init", true, buf, partitions, count, datatype, dest, tag, comm, info, request);
 }
-BATON_ALIAS(MPI_Psend_init);
 
-int PMPI_Psend_init_c(const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+int MPI_Psend_init_c(const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
                       MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return init_impl("MPI_Psend_init_c", true, buf, partitions, count, datatype, dest, tag, comm, info, request);
 }
-BATON_ALIAS(MPI_Psend_init_c);
 
-int PMPI_Precv_init(void* buf, int partitions, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+int MPI_Precv_init(void* buf, int partitions, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                     MPI_Info info, MPI_Request* request) {
   return init_impl("MPI_Precv_init", false, buf, partitions, count, datatype, source, tag, comm, info, request);
 }
-BATON_ALIAS(MPI_Precv_init);
 
-int PMPI_Precv_init_c(void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+int MPI_Precv_init_c(void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag,
                       MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return init_impl("MPI_Precv_init_c", false, buf, partitions, count, datatype, source, tag, comm, info, request);
 }
-BATON_ALIAS(MPI_Precv_init_c);
 
-int PMPI_Pready(int partition, MPI_Request request) {
+int MPI_Pready(int partition, MPI_Request request) {
   const char* fn = "MPI_Pready";
   core::request* r = nullptr;
   if (errc e = request_arg(fn, request, false, &r); e != errc::success) return abi::raise(fn, nullptr, e);
   return call(fn, r->c, [&] { return p2p::pready_list(r, &partition, 1); });
 }
-BATON_ALIAS(MPI_Pready);
 
-int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request) {
+int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request) {
   const char* fn = "MPI_Pready_range";
   core::request* r = nullptr;
   if (errc e = request_arg(fn, request, false, &r); e != errc::success) return abi::raise(fn, nullptr, e);
   return call(fn, r->c, [&] { return p2p::pready_range(r, partition_low, partition_high); });
 }
-BATON_ALIAS(MPI_Pready_range);
 
-int PMPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request) {
+int MPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request) {
   const char* fn = "MPI_Pready_list";
   core::request* r = nullptr;
   if (errc e = request_arg(fn, request, false, &r); e != errc::success) return abi::raise(fn, nullptr, e);
@@ -120,10 +114,9 @@ int PMPI_Pready_list(int length, const int array_of_partitions[], MPI_Request re
   }
   return call(fn, r->c, [&] { return p2p::pready_list(r, array_of_partitions, length); });
 }
-BATON_ALIAS(MPI_Pready_list);
 
 // MPI-4.1 chapter 4: a null or inactive request gives flag = true.
-int PMPI_Parrived(MPI_Request request, int partition, int* flag) {
+int MPI_Parrived(MPI_Request request, int partition, int* flag) {
   const char* fn = "MPI_Parrived";
   core::request* r = nullptr;
   if (errc e = request_arg(fn, request, true, &r); e != errc::success) return abi::raise(fn, nullptr, e);
@@ -142,6 +135,5 @@ int PMPI_Parrived(MPI_Request request, int partition, int* flag) {
     return e;
   });
 }
-BATON_ALIAS(MPI_Parrived);
 
-}  // extern "C"
+}  // namespace baton::impl

@@ -162,47 +162,41 @@ int enqueue_waits(const char* fn, MPI_Queue* queue, int count, MPI_Request* reqs
 
 }  // namespace
 
-extern "C" {
+namespace baton::impl {
 
-int PMPI_Match(MPI_Request* request) {
+int MPI_Match(MPI_Request* request) {
   if (!request) {
     (void)core::error_set(errc::request, "NULL request pointer");
     return abi::raise("MPI_Match", nullptr, errc::request);
   }
   return match_blocking("MPI_Match", 1, request);
 }
-BATON_ALIAS(MPI_Match);
 
-int PMPI_Matchall(int count, MPI_Request array_of_requests[]) {
+int MPI_Matchall(int count, MPI_Request array_of_requests[]) {
   return match_blocking("MPI_Matchall", count, array_of_requests);
 }
-BATON_ALIAS(MPI_Matchall);
 
-int PMPI_IMatch(MPI_Request* tomatch, MPI_Request* matchrequest) {
+int MPI_IMatch(MPI_Request* tomatch, MPI_Request* matchrequest) {
   if (!tomatch) {
     (void)core::error_set(errc::request, "NULL request pointer");
     return abi::raise("MPI_IMatch", nullptr, errc::request);
   }
   return match_nonblocking("MPI_IMatch", 1, tomatch, matchrequest);
 }
-BATON_ALIAS(MPI_IMatch);
 
-int PMPI_IMatchall(int count, MPI_Request array_of_requests[], MPI_Request* request) {
+int MPI_IMatchall(int count, MPI_Request array_of_requests[], MPI_Request* request) {
   return match_nonblocking("MPI_IMatchall", count, array_of_requests, request);
 }
-BATON_ALIAS(MPI_IMatchall);
 
-int PMPI_Imatch(MPI_Request* tomatch, MPI_Request* matchrequest) {
+int MPI_Imatch(MPI_Request* tomatch, MPI_Request* matchrequest) {
   return PMPI_IMatch(tomatch, matchrequest);
 }
-BATON_ALIAS(MPI_Imatch);
 
-int PMPI_Imatchall(int count, MPI_Request array_of_requests[], MPI_Request* request) {
+int MPI_Imatchall(int count, MPI_Request array_of_requests[], MPI_Request* request) {
   return PMPI_IMatchall(count, array_of_requests, request);
 }
-BATON_ALIAS(MPI_Imatchall);
 
-int PMPI_Is_matched(MPI_Request request, int* flag) {
+int MPI_Is_matched(MPI_Request request, int* flag) {
   core::request* r = nullptr;
   if (errc e = abi::check_request(request, &r); e != errc::success) return abi::raise("MPI_Is_matched", nullptr, e);
   if (!r) {
@@ -221,9 +215,8 @@ int PMPI_Is_matched(MPI_Request request, int* flag) {
   *flag = r->match_done ? 1 : 0;
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Is_matched);
 
-int PMPI_Queue_init(MPI_Queue* queue, int type, void* external) {
+int MPI_Queue_init(MPI_Queue* queue, int type, void* external) {
   const char* fn = "MPI_Queue_init";
   if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
   if (!queue) {
@@ -255,9 +248,8 @@ int PMPI_Queue_init(MPI_Queue* queue, int type, void* external) {
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Queue_init);
 
-int PMPI_Queue_free(MPI_Queue* queue) {
+int MPI_Queue_free(MPI_Queue* queue) {
   const char* fn = "MPI_Queue_free";
   bq::queue* q = nullptr;
   if (errc e = to_queue(queue, &q); e != errc::success) return abi::raise(fn, nullptr, e);
@@ -267,46 +259,40 @@ int PMPI_Queue_free(MPI_Queue* queue) {
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Queue_free);
 
-int PMPI_Enqueue_start(MPI_Queue* queue, MPI_Request* request) {
+int MPI_Enqueue_start(MPI_Queue* queue, MPI_Request* request) {
   if (!request) {
     (void)core::error_set(errc::request, "NULL request pointer");
     return abi::raise("MPI_Enqueue_start", nullptr, errc::request);
   }
   return enqueue_starts("MPI_Enqueue_start", queue, 1, request);
 }
-BATON_ALIAS(MPI_Enqueue_start);
 
-int PMPI_Enqueue_startall(MPI_Queue* queue, int count, MPI_Request array_of_requests[]) {
+int MPI_Enqueue_startall(MPI_Queue* queue, int count, MPI_Request array_of_requests[]) {
   return enqueue_starts("MPI_Enqueue_startall", queue, count, array_of_requests);
 }
-BATON_ALIAS(MPI_Enqueue_startall);
 
-int PMPI_Enqueue_wait(MPI_Queue* queue, MPI_Request* request, MPI_Status* status) {
+int MPI_Enqueue_wait(MPI_Queue* queue, MPI_Request* request, MPI_Status* status) {
   if (!request) {
     (void)core::error_set(errc::request, "NULL request pointer");
     return abi::raise("MPI_Enqueue_wait", nullptr, errc::request);
   }
   return enqueue_waits("MPI_Enqueue_wait", queue, 1, request, status, false);
 }
-BATON_ALIAS(MPI_Enqueue_wait);
 
-int PMPI_Enqueue_waitall(MPI_Queue* queue, int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
+int MPI_Enqueue_waitall(MPI_Queue* queue, int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
   return enqueue_waits("MPI_Enqueue_waitall", queue, count, array_of_requests, array_of_statuses, true);
 }
-BATON_ALIAS(MPI_Enqueue_waitall);
 
-int PMPI_Queue_fence(MPI_Queue* queue) {
+int MPI_Queue_fence(MPI_Queue* queue) {
   const char* fn = "MPI_Queue_fence";
   if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
   bq::queue* q = nullptr;
   if (errc e = to_queue(queue, &q); e != errc::success) return abi::raise(fn, nullptr, e);
   return call(fn, nullptr, [&] { return bq::queue_fence(q); });
 }
-BATON_ALIAS(MPI_Queue_fence);
 
-int PMPIX_Queue_enqueue_host(MPI_Queue* queue, void (*fn_)(void*), void* arg) {
+int MPIX_Queue_enqueue_host(MPI_Queue* queue, void (*fn_)(void*), void* arg) {
   const char* fn = "MPIX_Queue_enqueue_host";
   if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
   bq::queue* q = nullptr;
@@ -317,6 +303,5 @@ int PMPIX_Queue_enqueue_host(MPI_Queue* queue, void (*fn_)(void*), void* arg) {
   }
   return call(fn, nullptr, [&] { return bq::enqueue_host(q, fn_, arg); });
 }
-BATON_ALIAS(MPIX_Queue_enqueue_host);
 
-}  // extern "C"
+}  // namespace baton::impl

@@ -1,10 +1,14 @@
-// Starts and completions (MPI-4.1 3.7.3-3.9): every completion call works on any mix of request
-// kinds; null and inactive requests give the empty status.
+// Starts and completions (MPI-4.1 3.7.3-3.9): the binding. Every completion call works on any mix
+// of request kinds; null and inactive requests give the empty status. What the calls do to the
+// requests (waiting, polling, retiring, freeing, cancelling, starting) is p2p/completion.hpp's;
+// here are the handles, statuses, argument checks and error handlers, and the generalized
+// requests' callbacks (abi_grequest.cpp).
 #include <functional>
 #include <vector>
 
 #include "abi/abi.hpp"
 #include "core/progress.hpp"
+#include "p2p/completion.hpp"
 #include "p2p/p2p.hpp"
 #include "queue/queue.hpp"
 
@@ -14,16 +18,8 @@ using core::errc;
 
 namespace {
 
-// An active request whose operation has not completed yet.
-inline bool pending(const core::request* r) { return r && r->active && !r->is_complete(); }
-// A request that a completion call would report now: active and complete.
-inline bool reportable(const core::request* r) { return r && r->active && r->is_complete(); }
-
-void destroy(core::request* r) {
-  if (r->c) r->c->release();
-  if (r->dt) const_cast<core::datatype*>(r->dt)->release();
-  core::request_delete(r);
-}
+using p2p::pending;
+using p2p::reportable;
 
 // Reports a complete request: writes the status, frees a nonpersistent one (handle -> NULL) or
 // makes a persistent one inactive. Returns the operation's error. A generalized request runs its
@@ -35,13 +31,7 @@ errc retire(MPI_Request* h, MPI_Status* st) {
     return abi::grequest_retire(r, st);
   }
   errc e = r->status.error;
-  abi::to_status(r->status, st);
-  if (r->persistent) {
-    r->active = false;
-  } else {
-    destroy(r);
-    *h = MPI_REQUEST_NULL;
-  }
+  if (p2p::request_retire(r, [st](const core::req_status& s) { abi::to_status(s, st); })) *h = MPI_REQUEST_NULL;
   return e;
 }
 
@@ -65,27 +55,6 @@ errc check_array(const char* fn, int count, const MPI_Request* reqs, core::comm*
   return errc::success;
 }
 
-// A template, not std::function: the completion calls' predicates capture more than fits inline
-// and would allocate at every wait.
-template <class Done>
-void wait_for(Done&& done) {
-  core::engine_guard g;
-  core::progress_wait(g, done);
-}
-
-void poll_once() {
-  core::engine_guard g;
-  core::progress_poll();
-}
-
-// MPI_Test of one request: a kind that can move itself on (request_ops::on_poll) tries that
-// first, then the whole engine polls once.
-void poll_once(core::request* r) {
-  core::engine_guard g;
-  if (r->ops && r->ops->on_poll && r->ops->on_poll(r)) return;
-  core::progress_poll();
-}
-
 MPI_Status* status_at(MPI_Status* array, int i) { return array == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &array[i]; }
 
 // The status of a complete request, which stays as it is (MPI_Request_get_status_*): a generalized
@@ -98,9 +67,9 @@ errc peek_status(core::request* r, MPI_Status* st) {
 
 }  // namespace
 
-extern "C" {
+namespace baton::impl {
 
-int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
+int MPI_Wait(MPI_Request* request, MPI_Status* status) {
   core::request* r = nullptr;
   if (errc e = abi::check_init("MPI_Wait"); e != errc::success) return abi::raise("MPI_Wait", nullptr, e);
   if (!request) {
@@ -122,9 +91,8 @@ int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
   if (c) c->release();
   return rc;
 }
-BATON_ALIAS(MPI_Wait);
 
-int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   core::request* r = nullptr;
   if (errc e = abi::check_init("MPI_Test"); e != errc::success) return abi::raise("MPI_Test", nullptr, e);
   if (!request) {
@@ -141,13 +109,12 @@ int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   }
   core::comm* c = r->c;
   return call("MPI_Test", c, [&] {
-    if (!r->is_complete()) poll_once(r);
+    if (!r->is_complete()) p2p::poll_once(r);
     *flag = r->is_complete();
     if (!*flag) return errc::success;
     return retire(request, status);
   });
 }
-BATON_ALIAS(MPI_Test);
 
 static int complete_all(const char* fn, int count, MPI_Request reqs[], MPI_Status statuses[]) {
   // Every request is complete (or null/inactive): report them all.
@@ -173,13 +140,13 @@ static int complete_all(const char* fn, int count, MPI_Request reqs[], MPI_Statu
   return abi::raise(fn, failed_comm, errc::in_status);
 }
 
-int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
+int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
   core::comm* c = nullptr;
   if (errc e = check_array("MPI_Waitall", count, array_of_requests, &c); e != errc::success)
     return abi::raise("MPI_Waitall", c, e);
   int rc = call("MPI_Waitall", c, [&] {
     int next = 0;  // requests before `next` are known complete
-    wait_for([&] {
+    p2p::wait_until([&] {
       while (next < count && !pending(abi::to_request(array_of_requests[next]))) ++next;
       return next == count;
     });
@@ -188,14 +155,13 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of
   if (rc != MPI_SUCCESS) return rc;
   return complete_all("MPI_Waitall", count, array_of_requests, array_of_statuses);
 }
-BATON_ALIAS(MPI_Waitall);
 
-int PMPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[]) {
+int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[]) {
   core::comm* c = nullptr;
   if (errc e = check_array("MPI_Testall", count, array_of_requests, &c); e != errc::success)
     return abi::raise("MPI_Testall", c, e);
   if (!flag) return abi::raise("MPI_Testall", c, core::error_set(errc::arg, "NULL flag pointer"));
-  poll_once();
+  p2p::poll_once();
   for (int i = 0; i < count; ++i) {
     if (pending(abi::to_request(array_of_requests[i]))) {
       *flag = 0;
@@ -205,7 +171,6 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Stat
   *flag = 1;
   return complete_all("MPI_Testall", count, array_of_requests, array_of_statuses);
 }
-BATON_ALIAS(MPI_Testall);
 
 static int any_impl(const char* fn, int count, MPI_Request reqs[], int* index, int* flag, MPI_Status* status,
                     bool block) {
@@ -216,22 +181,13 @@ static int any_impl(const char* fn, int count, MPI_Request reqs[], int* index, i
   int found = -1;
   bool any_active = false;
   auto scan = [&] {
-    any_active = false;
-    for (int i = 0; i < count; ++i) {
-      core::request* r = abi::to_request(reqs[i]);
-      if (!r || !r->active) continue;
-      any_active = true;
-      if (r->is_complete()) {
-        found = i;
-        return true;
-      }
-    }
-    return !any_active;
+    found = p2p::first_reportable(count, [reqs](int i) { return abi::to_request(reqs[i]); }, &any_active);
+    return found >= 0 || !any_active;
   };
   if (block) {
-    wait_for(scan);
+    p2p::wait_until(scan);
   } else {
-    poll_once();
+    p2p::poll_once();
     scan();
   }
   if (found < 0) {
@@ -248,15 +204,13 @@ static int any_impl(const char* fn, int count, MPI_Request reqs[], int* index, i
   return MPI_SUCCESS;
 }
 
-int PMPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status) {
+int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status) {
   return any_impl("MPI_Waitany", count, array_of_requests, index, nullptr, status, true);
 }
-BATON_ALIAS(MPI_Waitany);
 
-int PMPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status) {
+int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status) {
   return any_impl("MPI_Testany", count, array_of_requests, index, flag, status, false);
 }
-BATON_ALIAS(MPI_Testany);
 
 static int some_impl(const char* fn, int incount, MPI_Request reqs[], int* outcount, int indices[],
                      MPI_Status statuses[], bool block) {
@@ -266,19 +220,13 @@ static int some_impl(const char* fn, int incount, MPI_Request reqs[], int* outco
   if (!indices && incount > 0) return abi::raise(fn, c, core::error_set(errc::arg, "NULL array_of_indices"));
   bool any_active = false;
   auto scan = [&] {
-    any_active = false;
-    for (int i = 0; i < incount; ++i) {
-      core::request* r = abi::to_request(reqs[i]);
-      if (!r || !r->active) continue;
-      any_active = true;
-      if (r->is_complete()) return true;
-    }
-    return !any_active;
+    return p2p::first_reportable(incount, [reqs](int i) { return abi::to_request(reqs[i]); }, &any_active) >= 0 ||
+           !any_active;
   };
   if (block) {
-    wait_for(scan);
+    p2p::wait_until(scan);
   } else {
-    poll_once();
+    p2p::poll_once();
     scan();
   }
   if (!any_active) {
@@ -307,19 +255,17 @@ static int some_impl(const char* fn, int incount, MPI_Request reqs[], int* outco
   return abi::raise(fn, failed_comm, errc::in_status);
 }
 
-int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
+int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
                   MPI_Status array_of_statuses[]) {
   return some_impl("MPI_Waitsome", incount, array_of_requests, outcount, array_of_indices, array_of_statuses, true);
 }
-BATON_ALIAS(MPI_Waitsome);
 
-int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
+int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
                   MPI_Status array_of_statuses[]) {
   return some_impl("MPI_Testsome", incount, array_of_requests, outcount, array_of_indices, array_of_statuses, false);
 }
-BATON_ALIAS(MPI_Testsome);
 
-int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
   core::request* r = nullptr;
   if (errc e = abi::check_request(request, &r); e != errc::success)
     return abi::raise("MPI_Request_get_status", nullptr, e);
@@ -331,7 +277,7 @@ int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) 
     abi::empty_status(status);
     return MPI_SUCCESS;
   }
-  if (!r->is_complete()) poll_once();
+  if (!r->is_complete()) p2p::poll_once();
   *flag = r->is_complete();
   if (!*flag) return MPI_SUCCESS;
   if (r->kind == core::req_kind::grequest) {
@@ -342,7 +288,6 @@ int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) 
   abi::to_status(r->status, status);
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Request_get_status);
 
 // MPI-4.1 3.7.5: the array forms of Request_get_status test like Testall/Testany/Testsome but never
 // free a request or make it inactive.
@@ -352,7 +297,7 @@ static int get_status_report(const char* fn, core::comm* c, bool failed) {
   return abi::raise(fn, c, errc::in_status);
 }
 
-int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int* flag,
+int MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int* flag,
                                 MPI_Status* array_of_statuses) {
   const char* fn = "MPI_Request_get_status_all";
   core::comm* c = nullptr;
@@ -361,7 +306,7 @@ int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[]
     (void)core::error_set(errc::arg, "NULL flag pointer");
     return abi::raise(fn, c, errc::arg);
   }
-  poll_once();
+  p2p::poll_once();
   for (int i = 0; i < count; ++i) {
     if (pending(abi::to_request(array_of_requests[i]))) {
       *flag = 0;
@@ -387,9 +332,8 @@ int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[]
   }
   return get_status_report(fn, failed_comm, failed);
 }
-BATON_ALIAS(MPI_Request_get_status_all);
 
-int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int* indx, int* flag,
+int MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int* indx, int* flag,
                                 MPI_Status* status) {
   const char* fn = "MPI_Request_get_status_any";
   core::comm* c = nullptr;
@@ -398,7 +342,7 @@ int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[]
     (void)core::error_set(errc::arg, "NULL %s pointer", !flag ? "flag" : "index");
     return abi::raise(fn, c, errc::arg);
   }
-  poll_once();
+  p2p::poll_once();
   bool any_active = false;
   for (int i = 0; i < count; ++i) {
     core::request* r = abi::to_request(array_of_requests[i]);
@@ -416,9 +360,8 @@ int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[]
   if (!any_active) abi::empty_status(status);
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Request_get_status_any);
 
-int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int* outcount,
+int MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int* outcount,
                                  int array_of_indices[], MPI_Status* array_of_statuses) {
   const char* fn = "MPI_Request_get_status_some";
   core::comm* c = nullptr;
@@ -427,7 +370,7 @@ int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_request
     (void)core::error_set(errc::arg, "NULL outcount pointer");
     return abi::raise(fn, c, errc::arg);
   }
-  poll_once();
+  p2p::poll_once();
   bool any_active = false;
   int n = 0;
   bool failed = false;
@@ -449,9 +392,8 @@ int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_request
   *outcount = any_active ? n : MPI_UNDEFINED;
   return get_status_report(fn, failed_comm, failed);
 }
-BATON_ALIAS(MPI_Request_get_status_some);
 
-int PMPI_Request_free(MPI_Request* request) {
+int MPI_Request_free(MPI_Request* request) {
   core::request* r = nullptr;
   if (!request || *request == MPI_REQUEST_NULL) {
     (void)core::error_set(errc::request, "cannot free MPI_REQUEST_NULL");
@@ -460,33 +402,18 @@ int PMPI_Request_free(MPI_Request* request) {
   if (errc e = abi::check_request(*request, &r); e != errc::success) return abi::raise("MPI_Request_free", nullptr, e);
   core::comm* c = r->c;
   if (errc e = refuse_if_queued(r); e != errc::success) return abi::raise("MPI_Request_free", c, e);
-  if (r->match && !r->match_done) {
-    (void)core::error_set(errc::request, "the request is being matched (MPI_Imatch pending): complete the match first");
-    return abi::raise("MPI_Request_free", c, errc::request);
-  }
   if (r->kind == core::req_kind::grequest) {
     // free_fn runs now if MPI_Grequest_complete was called, else there; the handle is freed either way.
     *request = MPI_REQUEST_NULL;
     if (errc e = abi::grequest_free(r); e != errc::success) return abi::raise("MPI_Request_free", nullptr, e);
     return MPI_SUCCESS;
   }
-  if (r->ops && r->ops->on_free) {
-    if (errc e = r->ops->on_free(r); e != errc::success) return abi::raise("MPI_Request_free", c, e);
-  }
-  {
-    core::engine_guard g;
-    if (r->active && !r->is_complete()) {
-      r->user_freed = true;  // the engine frees it when the operation completes
-    } else {
-      destroy(r);
-    }
-  }
+  if (errc e = p2p::request_free(r); e != errc::success) return abi::raise("MPI_Request_free", c, e);
   *request = MPI_REQUEST_NULL;
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Request_free);
 
-int PMPI_Cancel(MPI_Request* request) {
+int MPI_Cancel(MPI_Request* request) {
   core::request* r = nullptr;
   if (!request || *request == MPI_REQUEST_NULL) {
     (void)core::error_set(errc::request, "cannot cancel MPI_REQUEST_NULL");
@@ -494,39 +421,21 @@ int PMPI_Cancel(MPI_Request* request) {
   }
   if (errc e = abi::check_request(*request, &r); e != errc::success) return abi::raise("MPI_Cancel", nullptr, e);
   if (errc e = refuse_if_queued(r); e != errc::success) return abi::raise("MPI_Cancel", r->c, e);
-  if (r->ops && r->ops->on_cancel) {
-    if (errc e = r->ops->on_cancel(r); e != errc::success) return abi::raise("MPI_Cancel", r->c, e);
-  }
-  if (!r->active) {
-    (void)core::error_set(errc::request, "cannot cancel an inactive persistent request");
-    return abi::raise("MPI_Cancel", r->c, errc::request);
-  }
-  return call("MPI_Cancel", r->c, [&] { return p2p::cancel(r); });
+  return call("MPI_Cancel", r->c, [&] { return p2p::request_cancel(r); });
 }
-BATON_ALIAS(MPI_Cancel);
 
-int PMPI_Test_cancelled(const MPI_Status* status, int* flag) {
+int MPI_Test_cancelled(const MPI_Status* status, int* flag) {
   if (!status) return abi::raise("MPI_Test_cancelled", nullptr, core::error_set(errc::arg, "NULL status pointer"));
   if (!flag) return abi::raise("MPI_Test_cancelled", nullptr, core::error_set(errc::arg, "NULL flag pointer"));
   *flag = status->MPI_internal[2] != 0;
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Test_cancelled);
 
-int PMPI_Status_set_cancelled(MPI_Status* status, int flag) {
+int MPI_Status_set_cancelled(MPI_Status* status, int flag) {
   if (!status)
     return abi::raise("MPI_Status_set_cancelled", nullptr, core::error_set(errc::arg, "NULL status pointer"));
   status->MPI_internal[2] = flag ? 1 : 0;
   return MPI_SUCCESS;
-}
-BATON_ALIAS(MPI_Status_set_cancelled);
-
-// A matched request on CUDA device memory copies to and from its staging buffer on a CUDA stream.
-static int refuse_device_start(const char* fn, core::request* r) {
-  (void)core::error_set(errc::buffer,
-                        "the request's buffer is CUDA device memory: start it with MPI_Enqueue_start on a queue "
-                        "of type MPIX_QUEUE_TYPE_CUDA");
-  return abi::raise(fn, r->c, errc::buffer);
 }
 
 static int start_impl(const char* fn, core::request* r) {
@@ -534,33 +443,19 @@ static int start_impl(const char* fn, core::request* r) {
     (void)core::error_set(errc::request, "cannot start MPI_REQUEST_NULL");
     return abi::raise(fn, nullptr, errc::request);
   }
-  if (!r->persistent) {
-    (void)core::error_set(errc::request, "cannot start a request that is not persistent");
-    return abi::raise(fn, r->c, errc::request);
-  }
   if (errc e = refuse_if_queued(r); e != errc::success) return abi::raise(fn, r->c, e);
-  if (r->match && !r->match_done) {
-    (void)core::error_set(errc::request, "the request is being matched (MPI_Imatch pending): complete the match first");
-    return abi::raise(fn, r->c, errc::request);
-  }
-  if (r->active) {
-    (void)core::error_set(errc::request, "the persistent request is already active (started and not completed)");
-    return abi::raise(fn, r->c, errc::request);
-  }
-  if (r->device_stage) return refuse_device_start(fn, r);
-  return call(fn, r->c, [&] { return p2p::start(r); });
+  return call(fn, r->c, [&] { return p2p::request_start(r); });
 }
 
-int PMPI_Start(MPI_Request* request) {
+int MPI_Start(MPI_Request* request) {
   core::request* r = nullptr;
   if (errc e = abi::check_init("MPI_Start"); e != errc::success) return abi::raise("MPI_Start", nullptr, e);
   if (errc e = abi::check_request(request ? *request : MPI_REQUEST_NULL, &r); e != errc::success)
     return abi::raise("MPI_Start", nullptr, e);
   return start_impl("MPI_Start", r);
 }
-BATON_ALIAS(MPI_Start);
 
-int PMPI_Startall(int count, MPI_Request array_of_requests[]) {
+int MPI_Startall(int count, MPI_Request array_of_requests[]) {
   core::comm* c = nullptr;
   if (errc e = check_array("MPI_Startall", count, array_of_requests, &c); e != errc::success)
     return abi::raise("MPI_Startall", c, e);
@@ -572,7 +467,7 @@ int PMPI_Startall(int count, MPI_Request array_of_requests[]) {
                             !r ? "MPI_REQUEST_NULL" : !r->persistent ? "not persistent" : "already active");
       return abi::raise("MPI_Startall", r ? r->c : c, errc::request);
     }
-    if (r->device_stage) return refuse_device_start("MPI_Startall", r);
+    if (errc e = p2p::start_check(r); e != errc::success) return abi::raise("MPI_Startall", r->c, e);
   }
   for (int i = 0; i < count; ++i) {
     int rc = start_impl("MPI_Startall", abi::to_request(array_of_requests[i]));
@@ -580,7 +475,6 @@ int PMPI_Startall(int count, MPI_Request array_of_requests[]) {
   }
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Startall);
 
 // ---- counts ----
 
@@ -599,22 +493,20 @@ static int get_count_impl(const char* fn, const MPI_Status* status, MPI_Datatype
   return MPI_SUCCESS;
 }
 
-int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
   int64_t c = 0;
   if (!count) return abi::raise("MPI_Get_count", nullptr, core::error_set(errc::arg, "NULL count pointer"));
   int rc = get_count_impl("MPI_Get_count", status, datatype, &c);
   if (rc == MPI_SUCCESS) *count = c > INT32_MAX ? MPI_UNDEFINED : int(c);
   return rc;
 }
-int PMPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+int MPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
   int64_t c = 0;
   if (!count) return abi::raise("MPI_Get_count_c", nullptr, core::error_set(errc::arg, "NULL count pointer"));
   int rc = get_count_impl("MPI_Get_count_c", status, datatype, &c);
   if (rc == MPI_SUCCESS) *count = c;
   return rc;
 }
-BATON_ALIAS(MPI_Get_count);
-BATON_ALIAS(MPI_Get_count_c);
 
 static int get_elements_impl(const char* fn, const MPI_Status* status, MPI_Datatype datatype, int64_t* count) {
   const core::datatype* t = abi::to_type(datatype);
@@ -625,39 +517,36 @@ static int get_elements_impl(const char* fn, const MPI_Status* status, MPI_Datat
   return MPI_SUCCESS;
 }
 
-int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
   int64_t c = 0;
   if (!count) return abi::raise("MPI_Get_elements", nullptr, core::error_set(errc::arg, "NULL count pointer"));
   int rc = get_elements_impl("MPI_Get_elements", status, datatype, &c);
   if (rc == MPI_SUCCESS) *count = c > INT32_MAX ? MPI_UNDEFINED : int(c);
   return rc;
 }
-int PMPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+int MPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
   int64_t c = 0;
   if (!count) return abi::raise("MPI_Get_elements_c", nullptr, core::error_set(errc::arg, "NULL count pointer"));
   int rc = get_elements_impl("MPI_Get_elements_c", status, datatype, &c);
   if (rc == MPI_SUCCESS) *count = c;
   return rc;
 }
-int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
   int64_t c = 0;
   if (!count) return abi::raise("MPI_Get_elements_x", nullptr, core::error_set(errc::arg, "NULL count pointer"));
   int rc = get_elements_impl("MPI_Get_elements_x", status, datatype, &c);
   if (rc == MPI_SUCCESS) *count = c;
   return rc;
 }
-BATON_ALIAS(MPI_Get_elements);
-BATON_ALIAS(MPI_Get_elements_c);
-BATON_ALIAS(MPI_Get_elements_x);
 
-int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) {
+int MPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) {
   const core::datatype* t = abi::to_type(datatype);
   if (!t) return abi::raise("MPI_Status_set_elements", nullptr, errc::type);
   if (!status) return abi::raise("MPI_Status_set_elements", nullptr, core::error_set(errc::arg, "NULL status pointer"));
   abi::set_status_bytes(status, uint64_t(t->bytes_of_elements(count)));  // count is in basic elements
   return MPI_SUCCESS;
 }
-int PMPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
+int MPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
   const core::datatype* t = abi::to_type(datatype);
   if (!t) return abi::raise("MPI_Status_set_elements_c", nullptr, errc::type);
   if (!status)
@@ -665,7 +554,7 @@ int PMPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Co
   abi::set_status_bytes(status, uint64_t(t->bytes_of_elements(count)));  // count is in basic elements
   return MPI_SUCCESS;
 }
-int PMPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
+int MPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
   const core::datatype* t = abi::to_type(datatype);
   if (!t) return abi::raise("MPI_Status_set_elements_x", nullptr, errc::type);
   if (!status)
@@ -673,8 +562,5 @@ int PMPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Co
   abi::set_status_bytes(status, uint64_t(t->bytes_of_elements(count)));  // count is in basic elements
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Status_set_elements);
-BATON_ALIAS(MPI_Status_set_elements_c);
-BATON_ALIAS(MPI_Status_set_elements_x);
 
-}  // extern "C"
+}  // namespace baton::impl

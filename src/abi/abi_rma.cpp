@@ -283,44 +283,42 @@ rma::rma_args args(rma::op_kind k, const void* o, int64_t oc, void* res, int64_t
 
 }  // namespace
 
-extern "C" {
+int baton::abi::raise_null(const char* fn, MPI_Win win, const char* param) {
+  window* w = win == MPI_WIN_NULL ? nullptr : to_win(win);
+  return raise_win(fn, w, core::error_set(errc::arg, "the %s argument is NULL", param));
+}
+
+namespace baton::impl {
 
 // ---- creation and destruction ----
 
-int PMPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win) {
+int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win) {
   return create_common("MPI_Win_create", rma::flavor::create, base, size, disp_unit, info, comm, nullptr, win);
 }
-int PMPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win) {
+int MPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win) {
   return create_common("MPI_Win_create_c", rma::flavor::create, base, size, disp_unit, info, comm, nullptr, win);
 }
-int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) {
+int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) {
   return create_common("MPI_Win_allocate", rma::flavor::allocate, nullptr, size, disp_unit, info, comm, baseptr, win);
 }
-int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) {
+int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) {
   return create_common("MPI_Win_allocate_c", rma::flavor::allocate, nullptr, size, disp_unit, info, comm, baseptr,
                        win);
 }
-int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) {
+int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) {
   return create_common("MPI_Win_allocate_shared", rma::flavor::shared, nullptr, size, disp_unit, info, comm, baseptr,
                        win);
 }
-int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
+int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
                                MPI_Win* win) {
   return create_common("MPI_Win_allocate_shared_c", rma::flavor::shared, nullptr, size, disp_unit, info, comm,
                        baseptr, win);
 }
-int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win) {
+int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win) {
   return create_common("MPI_Win_create_dynamic", rma::flavor::dynamic, nullptr, 0, 1, info, comm, nullptr, win);
 }
-BATON_ALIAS(MPI_Win_create);
-BATON_ALIAS(MPI_Win_create_c);
-BATON_ALIAS(MPI_Win_allocate);
-BATON_ALIAS(MPI_Win_allocate_c);
-BATON_ALIAS(MPI_Win_allocate_shared);
-BATON_ALIAS(MPI_Win_allocate_shared_c);
-BATON_ALIAS(MPI_Win_create_dynamic);
 
-int PMPI_Win_free(MPI_Win* win) {
+int MPI_Win_free(MPI_Win* win) {
   const char* fn = "MPI_Win_free";
   if (!win) return abi::raise(fn, nullptr, core::error_set(errc::arg, "the window pointer is NULL"));
   WIN_ENTRY(fn, *win, w);
@@ -339,9 +337,8 @@ int PMPI_Win_free(MPI_Win* win) {
   eh->release();
   return rc;
 }
-BATON_ALIAS(MPI_Win_free);
 
-int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint* size, MPI_Aint* disp_unit, void* baseptr) {
+int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint* size, MPI_Aint* disp_unit, void* baseptr) {
   const char* fn = "MPI_Win_shared_query";
   WIN_ENTRY(fn, win, w);
   return win_call(fn, w, [&] {
@@ -379,17 +376,15 @@ int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint* size, MPI_Aint* dis
     return errc::success;
   });
 }
-int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, void* baseptr) {
+int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, void* baseptr) {
   MPI_Aint du = 0;
   if (!disp_unit) return PMPI_Win_shared_query_c(win, rank, size, nullptr, baseptr);
   int rc = PMPI_Win_shared_query_c(win, rank, size, &du, baseptr);
   if (rc == MPI_SUCCESS) *disp_unit = int(du);
   return rc;
 }
-BATON_ALIAS(MPI_Win_shared_query);
-BATON_ALIAS(MPI_Win_shared_query_c);
 
-int PMPI_Win_attach(MPI_Win win, void* base, MPI_Aint size) {
+int MPI_Win_attach(MPI_Win win, void* base, MPI_Aint size) {
   const char* fn = "MPI_Win_attach";
   WIN_ENTRY(fn, win, w);
   return win_call(fn, w, [&] {
@@ -400,7 +395,7 @@ int PMPI_Win_attach(MPI_Win win, void* base, MPI_Aint size) {
     return rma::win_attach(w, base, size);
   });
 }
-int PMPI_Win_detach(MPI_Win win, const void* base) {
+int MPI_Win_detach(MPI_Win win, const void* base) {
   const char* fn = "MPI_Win_detach";
   WIN_ENTRY(fn, win, w);
   return win_call(fn, w, [&] {
@@ -409,12 +404,10 @@ int PMPI_Win_detach(MPI_Win win, const void* base) {
     return rma::win_detach(w, base);
   });
 }
-BATON_ALIAS(MPI_Win_attach);
-BATON_ALIAS(MPI_Win_detach);
 
 // ---- synchronization ----
 
-int PMPI_Win_fence(int assert_bits, MPI_Win win) {
+int MPI_Win_fence(int assert_bits, MPI_Win win) {
   const char* fn = "MPI_Win_fence";
   WIN_ENTRY(fn, win, w);
   return win_call(fn, w, [&] {
@@ -423,9 +416,8 @@ int PMPI_Win_fence(int assert_bits, MPI_Win win) {
     return rma::win_fence(w, assert_bits);
   });
 }
-BATON_ALIAS(MPI_Win_fence);
 
-int PMPI_Win_lock(int lock_type, int rank, int assert_bits, MPI_Win win) {
+int MPI_Win_lock(int lock_type, int rank, int assert_bits, MPI_Win win) {
   const char* fn = "MPI_Win_lock";
   WIN_ENTRY(fn, win, w);
   return win_call(fn, w, [&] {
@@ -439,9 +431,8 @@ int PMPI_Win_lock(int lock_type, int rank, int assert_bits, MPI_Win win) {
                          (assert_bits & mode_nocheck) != 0);
   });
 }
-BATON_ALIAS(MPI_Win_lock);
 
-int PMPI_Win_unlock(int rank, MPI_Win win) {
+int MPI_Win_unlock(int rank, MPI_Win win) {
   const char* fn = "MPI_Win_unlock";
   WIN_ENTRY(fn, win, w);
   return win_call(fn, w, [&] {
@@ -450,9 +441,8 @@ int PMPI_Win_unlock(int rank, MPI_Win win) {
     return rma::win_unlock(w, rank);
   });
 }
-BATON_ALIAS(MPI_Win_unlock);
 
-int PMPI_Win_lock_all(int assert_bits, MPI_Win win) {
+int MPI_Win_lock_all(int assert_bits, MPI_Win win) {
   const char* fn = "MPI_Win_lock_all";
   WIN_ENTRY(fn, win, w);
   return win_call(fn, w, [&] {
@@ -461,14 +451,12 @@ int PMPI_Win_lock_all(int assert_bits, MPI_Win win) {
     return rma::win_lock_all(w, (assert_bits & mode_nocheck) != 0);
   });
 }
-BATON_ALIAS(MPI_Win_lock_all);
 
-int PMPI_Win_unlock_all(MPI_Win win) {
+int MPI_Win_unlock_all(MPI_Win win) {
   const char* fn = "MPI_Win_unlock_all";
   WIN_ENTRY(fn, win, w);
   return win_call(fn, w, [&] { return rma::win_unlock_all(w); });
 }
-BATON_ALIAS(MPI_Win_unlock_all);
 
 // Flushes complete operations remotely; local completion (flush_local) is given by the same wait,
 // since an operation is answered only once it is applied at the target.
@@ -484,25 +472,20 @@ int flush_all(const char* fn, MPI_Win win) {
   WIN_ENTRY(fn, win, w);
   return win_call(fn, w, [&] { return rma::win_flush(w, -1); });
 }
-int PMPI_Win_flush(int rank, MPI_Win win) { return flush_one("MPI_Win_flush", rank, win); }
-int PMPI_Win_flush_local(int rank, MPI_Win win) { return flush_one("MPI_Win_flush_local", rank, win); }
-int PMPI_Win_flush_all(MPI_Win win) { return flush_all("MPI_Win_flush_all", win); }
-int PMPI_Win_flush_local_all(MPI_Win win) { return flush_all("MPI_Win_flush_local_all", win); }
-BATON_ALIAS(MPI_Win_flush);
-BATON_ALIAS(MPI_Win_flush_local);
-BATON_ALIAS(MPI_Win_flush_all);
-BATON_ALIAS(MPI_Win_flush_local_all);
+int MPI_Win_flush(int rank, MPI_Win win) { return flush_one("MPI_Win_flush", rank, win); }
+int MPI_Win_flush_local(int rank, MPI_Win win) { return flush_one("MPI_Win_flush_local", rank, win); }
+int MPI_Win_flush_all(MPI_Win win) { return flush_all("MPI_Win_flush_all", win); }
+int MPI_Win_flush_local_all(MPI_Win win) { return flush_all("MPI_Win_flush_local_all", win); }
 
-int PMPI_Win_sync(MPI_Win win) {
+int MPI_Win_sync(MPI_Win win) {
   const char* fn = "MPI_Win_sync";
   WIN_ENTRY(fn, win, w);
   (void)w;
   std::atomic_thread_fence(std::memory_order_seq_cst);
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Win_sync);
 
-int PMPI_Win_post(MPI_Group group, int assert_bits, MPI_Win win) {
+int MPI_Win_post(MPI_Group group, int assert_bits, MPI_Win win) {
   const char* fn = "MPI_Win_post";
   WIN_ENTRY(fn, win, w);
   return win_call(fn, w, [&] {
@@ -513,9 +496,8 @@ int PMPI_Win_post(MPI_Group group, int assert_bits, MPI_Win win) {
     return rma::win_post(w, ranks, (assert_bits & mode_nocheck) != 0);
   });
 }
-BATON_ALIAS(MPI_Win_post);
 
-int PMPI_Win_start(MPI_Group group, int assert_bits, MPI_Win win) {
+int MPI_Win_start(MPI_Group group, int assert_bits, MPI_Win win) {
   const char* fn = "MPI_Win_start";
   WIN_ENTRY(fn, win, w);
   return win_call(fn, w, [&] {
@@ -526,19 +508,18 @@ int PMPI_Win_start(MPI_Group group, int assert_bits, MPI_Win win) {
     return rma::win_start(w, ranks, (assert_bits & mode_nocheck) != 0);
   });
 }
-BATON_ALIAS(MPI_Win_start);
 
-int PMPI_Win_complete(MPI_Win win) {
+int MPI_Win_complete(MPI_Win win) {
   const char* fn = "MPI_Win_complete";
   WIN_ENTRY(fn, win, w);
   return win_call(fn, w, [&] { return rma::win_complete(w); });
 }
-int PMPI_Win_wait(MPI_Win win) {
+int MPI_Win_wait(MPI_Win win) {
   const char* fn = "MPI_Win_wait";
   WIN_ENTRY(fn, win, w);
   return win_call(fn, w, [&] { return rma::win_wait(w); });
 }
-int PMPI_Win_test(MPI_Win win, int* flag) {
+int MPI_Win_test(MPI_Win win, int* flag) {
   const char* fn = "MPI_Win_test";
   WIN_ENTRY(fn, win, w);
   return win_call(fn, w, [&] {
@@ -549,47 +530,44 @@ int PMPI_Win_test(MPI_Win win, int* flag) {
     return e;
   });
 }
-BATON_ALIAS(MPI_Win_complete);
-BATON_ALIAS(MPI_Win_wait);
-BATON_ALIAS(MPI_Win_test);
 
 // ---- operations ----
 
-int PMPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+int MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
                MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) {
   return op_entry("MPI_Put", win,
                   args(rma::op_kind::put, origin_addr, origin_count, nullptr, 0, target_rank, target_disp, target_count),
                   origin_datatype, MPI_DATATYPE_NULL, target_datatype, MPI_OP_NULL, nullptr);
 }
-int PMPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+int MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
   return PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                     target_datatype, win);
 }
-int PMPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+int MPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
                MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) {
   return op_entry("MPI_Get", win,
                   args(rma::op_kind::get, origin_addr, origin_count, nullptr, 0, target_rank, target_disp, target_count),
                   origin_datatype, MPI_DATATYPE_NULL, target_datatype, MPI_OP_NULL, nullptr);
 }
-int PMPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+int MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
              int target_count, MPI_Datatype target_datatype, MPI_Win win) {
   return PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                     target_datatype, win);
 }
-int PMPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+int MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
                       MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
                       MPI_Win win) {
   return op_entry("MPI_Accumulate", win,
                   args(rma::op_kind::acc, origin_addr, origin_count, nullptr, 0, target_rank, target_disp, target_count),
                   origin_datatype, MPI_DATATYPE_NULL, target_datatype, op, nullptr);
 }
-int PMPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
                     MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
   return PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                            target_datatype, op, win);
 }
-int PMPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+int MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
                           void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank,
                           MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
                           MPI_Win win) {
@@ -598,13 +576,13 @@ int PMPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_D
                        target_disp, target_count),
                   origin_datatype, result_datatype, target_datatype, op, nullptr);
 }
-int PMPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr,
+int MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr,
                         int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
                         int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
   return PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
                                target_rank, target_disp, target_count, target_datatype, op, win);
 }
-int PMPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank,
+int MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank,
                       MPI_Aint target_disp, MPI_Op op, MPI_Win win) {
   if (const core::datatype* t = abi::to_type(datatype); t && !t->is_predefined()) {
     const char* fn = "MPI_Fetch_and_op";
@@ -615,29 +593,19 @@ int PMPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype d
                   args(rma::op_kind::get_acc, origin_addr, 1, result_addr, 1, target_rank, target_disp, 1), datatype,
                   datatype, datatype, op, nullptr);
 }
-int PMPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr, MPI_Datatype datatype,
+int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr, MPI_Datatype datatype,
                           int target_rank, MPI_Aint target_disp, MPI_Win win) {
   rma::rma_args a = args(rma::op_kind::cas, origin_addr, 1, result_addr, 1, target_rank, target_disp, 1);
   a.compare = compare_addr;
   return op_entry("MPI_Compare_and_swap", win, a, datatype, datatype, datatype, MPI_OP_NULL, nullptr);
 }
-BATON_ALIAS(MPI_Put);
-BATON_ALIAS(MPI_Put_c);
-BATON_ALIAS(MPI_Get);
-BATON_ALIAS(MPI_Get_c);
-BATON_ALIAS(MPI_Accumulate);
-BATON_ALIAS(MPI_Accumulate_c);
-BATON_ALIAS(MPI_Get_accumulate);
-BATON_ALIAS(MPI_Get_accumulate_c);
-BATON_ALIAS(MPI_Fetch_and_op);
-BATON_ALIAS(MPI_Compare_and_swap);
 
 int req_null(const char* fn, MPI_Request*) {
   (void)core::error_set(errc::arg, "the request output pointer is NULL");
   return abi::raise(fn, nullptr, errc::arg);
 }
 
-int PMPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+int MPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
                 MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win,
                 MPI_Request* request) {
   if (!request) return req_null("MPI_Rput", request);
@@ -645,12 +613,12 @@ int PMPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype or
                   args(rma::op_kind::put, origin_addr, origin_count, nullptr, 0, target_rank, target_disp, target_count),
                   origin_datatype, MPI_DATATYPE_NULL, target_datatype, MPI_OP_NULL, request);
 }
-int PMPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+int MPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
               MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) {
   return PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                      target_datatype, win, request);
 }
-int PMPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+int MPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
                 MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win,
                 MPI_Request* request) {
   if (!request) return req_null("MPI_Rget", request);
@@ -658,12 +626,12 @@ int PMPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_d
                   args(rma::op_kind::get, origin_addr, origin_count, nullptr, 0, target_rank, target_disp, target_count),
                   origin_datatype, MPI_DATATYPE_NULL, target_datatype, MPI_OP_NULL, request);
 }
-int PMPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+int MPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
               int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) {
   return PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                      target_datatype, win, request);
 }
-int PMPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+int MPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
                        MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
                        MPI_Win win, MPI_Request* request) {
   if (!request) return req_null("MPI_Raccumulate", request);
@@ -671,13 +639,13 @@ int PMPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Data
                   args(rma::op_kind::acc, origin_addr, origin_count, nullptr, 0, target_rank, target_disp, target_count),
                   origin_datatype, MPI_DATATYPE_NULL, target_datatype, op, request);
 }
-int PMPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+int MPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
                      MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
                      MPI_Request* request) {
   return PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                             target_datatype, op, win, request);
 }
-int PMPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+int MPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
                            void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank,
                            MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
                            MPI_Win win, MPI_Request* request) {
@@ -687,7 +655,7 @@ int PMPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_
                        target_disp, target_count),
                   origin_datatype, result_datatype, target_datatype, op, request);
 }
-int PMPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr,
+int MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr,
                          int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
                          int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
                          MPI_Request* request) {
@@ -695,18 +663,10 @@ int PMPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype
                                 result_datatype, target_rank, target_disp, target_count, target_datatype, op, win,
                                 request);
 }
-BATON_ALIAS(MPI_Rput);
-BATON_ALIAS(MPI_Rput_c);
-BATON_ALIAS(MPI_Rget);
-BATON_ALIAS(MPI_Rget_c);
-BATON_ALIAS(MPI_Raccumulate);
-BATON_ALIAS(MPI_Raccumulate_c);
-BATON_ALIAS(MPI_Rget_accumulate);
-BATON_ALIAS(MPI_Rget_accumulate_c);
 
 // ---- group, name, info ----
 
-int PMPI_Win_get_group(MPI_Win win, MPI_Group* group) {
+int MPI_Win_get_group(MPI_Win win, MPI_Group* group) {
   const char* fn = "MPI_Win_get_group";
   WIN_ENTRY(fn, win, w);
   return win_call(fn, w, [&] {
@@ -715,9 +675,8 @@ int PMPI_Win_get_group(MPI_Win win, MPI_Group* group) {
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Win_get_group);
 
-int PMPI_Win_set_name(MPI_Win win, const char* win_name) {
+int MPI_Win_set_name(MPI_Win win, const char* win_name) {
   const char* fn = "MPI_Win_set_name";
   WIN_ENTRY(fn, win, w);
   return win_call(fn, w, [&] {
@@ -726,7 +685,7 @@ int PMPI_Win_set_name(MPI_Win win, const char* win_name) {
     return errc::success;
   });
 }
-int PMPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen) {
+int MPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen) {
   const char* fn = "MPI_Win_get_name";
   if (win == MPI_WIN_NULL && win_name && resultlen) {
     abi::copy_out(win_name, resultlen, "MPI_WIN_NULL", MPI_MAX_OBJECT_NAME);
@@ -739,11 +698,9 @@ int PMPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen) {
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Win_set_name);
-BATON_ALIAS(MPI_Win_get_name);
 
 // Hints are kept as given (merged by key); Baton acts on none of them: see docs/rma.md.
-int PMPI_Win_set_info(MPI_Win win, MPI_Info info) {
+int MPI_Win_set_info(MPI_Win win, MPI_Info info) {
   const char* fn = "MPI_Win_set_info";
   WIN_ENTRY(fn, win, w);
   return win_call(fn, w, [&] {
@@ -758,7 +715,7 @@ int PMPI_Win_set_info(MPI_Win win, MPI_Info info) {
     return errc::success;
   });
 }
-int PMPI_Win_get_info(MPI_Win win, MPI_Info* info_used) {
+int MPI_Win_get_info(MPI_Win win, MPI_Info* info_used) {
   const char* fn = "MPI_Win_get_info";
   WIN_ENTRY(fn, win, w);
   return win_call(fn, w, [&] {
@@ -769,12 +726,10 @@ int PMPI_Win_get_info(MPI_Win win, MPI_Info* info_used) {
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Win_set_info);
-BATON_ALIAS(MPI_Win_get_info);
 
 // ---- error handlers ----
 
-int PMPI_Win_create_errhandler(MPI_Win_errhandler_function* f, MPI_Errhandler* errhandler) {
+int MPI_Win_create_errhandler(MPI_Win_errhandler_function* f, MPI_Errhandler* errhandler) {
   const char* fn = "MPI_Win_create_errhandler";
   if (!f || !errhandler)
     return abi::raise(fn, nullptr, core::error_set(errc::arg, "NULL %s", f ? "errhandler output" : "function"));
@@ -784,9 +739,8 @@ int PMPI_Win_create_errhandler(MPI_Win_errhandler_function* f, MPI_Errhandler* e
   *errhandler = abi::to_handle(e);
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Win_create_errhandler);
 
-int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
+int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
   const char* fn = "MPI_Win_set_errhandler";
   WIN_ENTRY(fn, win, w);
   return win_call(fn, w, [&] {
@@ -800,7 +754,7 @@ int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
     return errc::success;
   });
 }
-int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler) {
+int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler) {
   const char* fn = "MPI_Win_get_errhandler";
   WIN_ENTRY(fn, win, w);
   return win_call(fn, w, [&] {
@@ -810,20 +764,17 @@ int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler) {
     return errc::success;
   });
 }
-int PMPI_Win_call_errhandler(MPI_Win win, int errorcode) {
+int MPI_Win_call_errhandler(MPI_Win win, int errorcode) {
   const char* fn = "MPI_Win_call_errhandler";
   WIN_ENTRY(fn, win, w);
   (void)core::error_set(errc(errorcode), "error raised by the application");
   raise_win(fn, w, errc(errorcode));
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Win_set_errhandler);
-BATON_ALIAS(MPI_Win_get_errhandler);
-BATON_ALIAS(MPI_Win_call_errhandler);
 
 // ---- attributes ----
 
-int PMPI_Win_create_keyval(MPI_Win_copy_attr_function* copy_fn, MPI_Win_delete_attr_function* delete_fn,
+int MPI_Win_create_keyval(MPI_Win_copy_attr_function* copy_fn, MPI_Win_delete_attr_function* delete_fn,
                            int* win_keyval, void* extra_state) {
   const char* fn = "MPI_Win_create_keyval";
   if (!win_keyval) return abi::raise(fn, nullptr, core::error_set(errc::arg, "win_keyval is NULL"));
@@ -832,7 +783,7 @@ int PMPI_Win_create_keyval(MPI_Win_copy_attr_function* copy_fn, MPI_Win_delete_a
                                reinterpret_cast<void*>(delete_fn), extra_state, win_keyval);
   });
 }
-int PMPI_Win_free_keyval(int* win_keyval) {
+int MPI_Win_free_keyval(int* win_keyval) {
   const char* fn = "MPI_Win_free_keyval";
   if (!win_keyval) return abi::raise(fn, nullptr, core::error_set(errc::arg, "win_keyval is NULL"));
   return abi::call(fn, nullptr, [&] {
@@ -841,10 +792,8 @@ int PMPI_Win_free_keyval(int* win_keyval) {
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Win_create_keyval);
-BATON_ALIAS(MPI_Win_free_keyval);
 
-int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val) {
+int MPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val) {
   const char* fn = "MPI_Win_set_attr";
   WIN_ENTRY(fn, win, w);
   return win_call(fn, w, [&] {
@@ -865,7 +814,7 @@ int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val) {
     return errc::success;
   });
 }
-int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag) {
+int MPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag) {
   const char* fn = "MPI_Win_get_attr";
   WIN_ENTRY(fn, win, w);
   return win_call(fn, w, [&] {
@@ -889,7 +838,7 @@ int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* fla
     return errc::success;
   });
 }
-int PMPI_Win_delete_attr(MPI_Win win, int win_keyval) {
+int MPI_Win_delete_attr(MPI_Win win, int win_keyval) {
   const char* fn = "MPI_Win_delete_attr";
   WIN_ENTRY(fn, win, w);
   return win_call(fn, w, [&] {
@@ -910,8 +859,5 @@ int PMPI_Win_delete_attr(MPI_Win win, int win_keyval) {
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Win_set_attr);
-BATON_ALIAS(MPI_Win_get_attr);
-BATON_ALIAS(MPI_Win_delete_attr);
 
-}  // extern "C"
+}  // namespace baton::impl

@@ -1,10 +1,6 @@
-// The Sessions model (MPI-4.1 11.3): sessions, process sets, MPI_Comm_create_from_group.
-//
-// A session is a local handle on the runtime: MPI_Session_init brings the runtime up if neither
-// MPI_Init nor another session has (core::runtime_acquire), MPI_Session_finalize lets go of it
-// (core::runtime_release: the runtime stays up while the World model or any session uses it).
-// Process sets: "mpi://WORLD" (every process of the launch) and "mpi://SELF" (the caller); names
-// are matched without regard to case. A communicator built from a session's group runs its
+// The Sessions model (MPI-4.1 11.3): the binding of sessions, process sets and
+// MPI_Comm_create_from_group. The session object, its registry, the process sets and the thread
+// level of a session's info are src/comm's (comm/session.hpp). A communicator built from a session's group runs its
 // context agreement over core::rt().processes, never over MPI_COMM_WORLD, so it works with or
 // without the World model. Session_finalize does not free the communicators derived from the
 // session (MPI-4.1: objects are freed with their own free calls); it does not synchronize either,
@@ -14,19 +10,14 @@
 // MPI_Session_init and MPI_Comm_create_from_group to the error handler passed in (when valid);
 // an invalid session handle is an error with no object, raised as such errors always are in Baton
 // (MPI_COMM_WORLD's handler, MPI_ERRORS_ARE_FATAL before MPI_Init).
-#include <strings.h>
-
 #include <cstring>
-#include <memory>
-#include <mutex>
-#include <set>
 #include <string>
 
 #include "abi/abi.hpp"
 #include "core/procs.hpp"
 #include "abi/abi_objects.hpp"
 #include "comm/comm.hpp"
-#include "comm/runtime_hooks.hpp"
+#include "comm/session.hpp"
 #include "p2p/p2p.hpp"
 
 using namespace baton;
@@ -34,23 +25,7 @@ using core::errc;
 
 namespace {
 
-constexpr uint32_t session_magic = 0x53455331;  // "SES1"
-
-struct session {
-  uint32_t magic = session_magic;
-  core::errhandler* eh = nullptr;
-  core::thread_level level = core::thread_level::single;
-  // Shared with the groups and communicators derived from the session: its buffered-send buffer.
-  std::shared_ptr<core::session_link> link = std::make_shared<core::session_link>();
-};
-
-// Live sessions: a handle is checked against this set, so a finalized or made-up handle is
-// refused without reading freed memory.
-std::mutex g_mutex;
-std::set<const session*>& live() {
-  static auto* s = new std::set<const session*>;  // never destroyed: calls may come from exit handlers
-  return *s;
-}
+using comm::session;
 
 session* to_session(MPI_Session h) {
   if (h == MPI_SESSION_NULL) {
@@ -58,8 +33,7 @@ session* to_session(MPI_Session h) {
     return nullptr;
   }
   auto* s = reinterpret_cast<session*>(h);
-  std::lock_guard<std::mutex> g(g_mutex);
-  if (abi::is_predefined(h) || !live().count(s)) {
+  if (abi::is_predefined(h) || !comm::session_valid(s)) {
     (void)core::error_set(errc::session, "invalid session handle %p (finalized or never initialized)",
                           static_cast<void*>(h));
     return nullptr;
@@ -103,50 +77,6 @@ errc info_arg(MPI_Info h, const core::info** out) {
   if (h == MPI_INFO_NULL) return errc::success;
   *out = abi::to_info(h);
   return *out ? errc::success : errc::info;
-}
-
-// ---- process sets ----
-
-constexpr const char* pset_names[] = {"mpi://WORLD", "mpi://SELF"};
-constexpr int pset_count = 2;
-
-// The members (world ranks) of process set `name`; errc::arg if there is none of that name.
-errc pset_members(const char* name, std::vector<int>* world) {
-  const core::runtime& R = core::rt();
-  if (strcasecmp(name, pset_names[0]) == 0) {
-    world->resize(size_t(R.world_size));
-    for (int r = 0; r < R.world_size; ++r) (*world)[size_t(r)] = r;
-    return errc::success;
-  }
-  if (strcasecmp(name, pset_names[1]) == 0) {
-    world->assign(1, R.world_rank);
-    return errc::success;
-  }
-  return core::error_set(errc::arg, "no process set named \"%s\" (this process has mpi://WORLD and mpi://SELF)",
-                         name);
-}
-
-// ---- thread levels in info objects ----
-
-constexpr const char* level_names[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED",
-                                       "MPI_THREAD_MULTIPLE"};
-
-errc level_from_info(const core::info* in, core::thread_level* out) {
-  *out = core::thread_level::single;
-  if (!in) return errc::success;
-  // "thread_level" (MPI-4.1); "mpi_thread_support_level" is the key of drafts some programs use.
-  const std::string* v = in->find("thread_level");
-  if (!v) v = in->find("mpi_thread_support_level");
-  if (!v) return errc::success;
-  for (int l = 0; l < 4; ++l)
-    if (strcasecmp(v->c_str(), level_names[l]) == 0) {
-      *out = core::thread_level(l);
-      return errc::success;
-    }
-  return core::error_set(errc::info_value,
-                         "info key thread_level is \"%s\": expected MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED, "
-                         "MPI_THREAD_SERIALIZED or MPI_THREAD_MULTIPLE",
-                         v->c_str());
 }
 
 // ---- string tags ----
@@ -201,11 +131,17 @@ errc make_with_handler(Make make, const core::info* in, core::errhandler* eh, co
 }
 }  // namespace
 
-extern "C" {
+int baton::abi::raise_null(const char* fn, MPI_Session h, const char* param) {
+  session* s = h == MPI_SESSION_NULL ? nullptr : to_session(h);
+  errc e = core::error_set(errc::arg, "the %s argument is NULL", param);
+  return s ? ::raise(fn, s, e) : raise_no_session(fn, e);
+}
+
+namespace baton::impl {
 
 // ---- sessions ----
 
-int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* session_out) {
+int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* session_out) {
   const char* fn = "MPI_Session_init";
   core::errhandler* eh = abi::to_errhandler(errhandler);
   if (!eh) {
@@ -222,25 +158,15 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* ses
   const core::info* in = nullptr;
   if (e == errc::success) e = info_arg(info, &in);
   core::thread_level want = core::thread_level::single;
-  if (e == errc::success) e = level_from_info(in, &want);
-  core::thread_level got = want;
-  if (e == errc::success) e = comm::runtime_hooks_install();
-  if (e == errc::success) e = core::runtime_acquire(false, want, &got);
+  if (e == errc::success) e = comm::thread_level_from_info(in, &want);
+  session* s = nullptr;
+  if (e == errc::success) e = comm::session_open(want, eh, &s);
   if (e != errc::success) return raise_on(fn, eh, MPI_SESSION_NULL, e);
-  auto* s = new session;
-  eh->retain();
-  s->eh = eh;
-  s->level = got;
-  {
-    std::lock_guard<std::mutex> g(g_mutex);
-    live().insert(s);
-  }
   *session_out = to_handle(s);
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Session_init);
 
-int PMPI_Session_finalize(MPI_Session* session_io) {
+int MPI_Session_finalize(MPI_Session* session_io) {
   const char* fn = "MPI_Session_finalize";
   if (!session_io) {
     (void)core::error_set(errc::arg, "NULL session pointer");
@@ -256,16 +182,10 @@ int PMPI_Session_finalize(MPI_Session* session_io) {
     void* dummy = nullptr;
     if (errc e = abi::bsend_detach(&s->link->bsend, &dummy, &dummy_size); e != errc::success) return raise(fn, s, e);
   }
-  {
-    std::lock_guard<std::mutex> g(g_mutex);
-    live().erase(s);
-  }
-  core::errhandler* eh = s->eh;
   const MPI_Session h = *session_io;
-  s->magic = 0;
-  delete s;
+  core::errhandler* eh = nullptr;
+  errc e = comm::session_close(s, &eh);
   *session_io = MPI_SESSION_NULL;
-  errc e = core::runtime_release(false);
   if (e != errc::success) {
     const int code = raise_on(fn, eh, h, e);
     eh->release();
@@ -274,16 +194,15 @@ int PMPI_Session_finalize(MPI_Session* session_io) {
   eh->release();
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Session_finalize);
 
-int PMPI_Session_get_info(MPI_Session session_h, MPI_Info* info_used) {
+int MPI_Session_get_info(MPI_Session session_h, MPI_Info* info_used) {
   const char* fn = "MPI_Session_get_info";
   session* s = to_session(session_h);
   if (!s) return raise_no_session(fn, errc::session);
   return call(fn, s, [&] {
     if (errc e = non_null(info_used, "info pointer"); e != errc::success) return e;
     auto* in = new core::info;
-    if (errc e = in->set("thread_level", level_names[int(s->level)]); e != errc::success) {
+    if (errc e = in->set("thread_level", comm::thread_level_name(s->level)); e != errc::success) {
       delete in;
       return e;
     }
@@ -291,11 +210,10 @@ int PMPI_Session_get_info(MPI_Session session_h, MPI_Info* info_used) {
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Session_get_info);
 
 // ---- process sets ----
 
-int PMPI_Session_get_num_psets(MPI_Session session_h, MPI_Info info, int* npset_names) {
+int MPI_Session_get_num_psets(MPI_Session session_h, MPI_Info info, int* npset_names) {
   const char* fn = "MPI_Session_get_num_psets";
   session* s = to_session(session_h);
   if (!s) return raise_no_session(fn, errc::session);
@@ -303,25 +221,25 @@ int PMPI_Session_get_num_psets(MPI_Session session_h, MPI_Info info, int* npset_
     const core::info* in = nullptr;
     if (errc e = info_arg(info, &in); e != errc::success) return e;
     if (errc e = non_null(npset_names, "npset_names pointer"); e != errc::success) return e;
-    *npset_names = pset_count;
+    *npset_names = comm::pset_count();
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Session_get_num_psets);
 
-int PMPI_Session_get_nth_pset(MPI_Session session_h, MPI_Info info, int n, int* pset_len, char* pset_name) {
+int MPI_Session_get_nth_pset(MPI_Session session_h, MPI_Info info, int n, int* pset_len, char* pset_name) {
   const char* fn = "MPI_Session_get_nth_pset";
   session* s = to_session(session_h);
   if (!s) return raise_no_session(fn, errc::session);
   return call(fn, s, [&] {
     const core::info* in = nullptr;
     if (errc e = info_arg(info, &in); e != errc::success) return e;
-    if (n < 0 || n >= pset_count)
-      return core::error_set(errc::arg, "process set index %d is out of range: there are %d (0 to %d)", n, pset_count,
-                             pset_count - 1);
+    const int count = comm::pset_count();
+    if (n < 0 || n >= count)
+      return core::error_set(errc::arg, "process set index %d is out of range: there are %d (0 to %d)", n, count,
+                             count - 1);
     if (errc e = non_null(pset_len, "pset_len pointer"); e != errc::success) return e;
     if (*pset_len < 0) return core::error_set(errc::arg, "negative pset_len %d", *pset_len);
-    const char* name = pset_names[n];
+    const char* name = comm::pset_name(n);
     const int need = int(std::strlen(name)) + 1;
     // pset_len 0 only asks for the length; otherwise the name is written, truncated to fit.
     if (*pset_len > 0) {
@@ -334,9 +252,8 @@ int PMPI_Session_get_nth_pset(MPI_Session session_h, MPI_Info info, int n, int* 
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Session_get_nth_pset);
 
-int PMPI_Session_get_pset_info(MPI_Session session_h, const char* pset_name, MPI_Info* info) {
+int MPI_Session_get_pset_info(MPI_Session session_h, const char* pset_name, MPI_Info* info) {
   const char* fn = "MPI_Session_get_pset_info";
   session* s = to_session(session_h);
   if (!s) return raise_no_session(fn, errc::session);
@@ -344,7 +261,7 @@ int PMPI_Session_get_pset_info(MPI_Session session_h, const char* pset_name, MPI
     if (errc e = non_null(pset_name, "process set name"); e != errc::success) return e;
     if (errc e = non_null(info, "info pointer"); e != errc::success) return e;
     std::vector<int> members;
-    if (errc e = pset_members(pset_name, &members); e != errc::success) return e;
+    if (errc e = comm::pset_members(pset_name, &members); e != errc::success) return e;
     auto* in = new core::info;
     if (errc e = in->set("mpi_size", std::to_string(members.size())); e != errc::success) {
       delete in;
@@ -354,9 +271,8 @@ int PMPI_Session_get_pset_info(MPI_Session session_h, const char* pset_name, MPI
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Session_get_pset_info);
 
-int PMPI_Group_from_session_pset(MPI_Session session_h, const char* pset_name, MPI_Group* newgroup) {
+int MPI_Group_from_session_pset(MPI_Session session_h, const char* pset_name, MPI_Group* newgroup) {
   const char* fn = "MPI_Group_from_session_pset";
   session* s = to_session(session_h);
   if (!s) return raise_no_session(fn, errc::session);
@@ -364,19 +280,18 @@ int PMPI_Group_from_session_pset(MPI_Session session_h, const char* pset_name, M
     if (errc e = non_null(pset_name, "process set name"); e != errc::success) return e;
     if (errc e = non_null(newgroup, "newgroup pointer"); e != errc::success) return e;
     std::vector<int> members;
-    if (errc e = pset_members(pset_name, &members); e != errc::success) return e;
+    if (errc e = comm::pset_members(pset_name, &members); e != errc::success) return e;
     core::group* g = core::group_make(std::move(members));
     if (!g->predefined) g->session = s->link;
     *newgroup = abi::to_handle(g);
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Group_from_session_pset);
 
 // ---- communicators from groups ----
 
 
-int PMPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info info, MPI_Errhandler errhandler,
+int MPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info info, MPI_Errhandler errhandler,
                                 MPI_Comm* newcomm) {
   const char* fn = "MPI_Comm_create_from_group";
   int rc = MPI_SUCCESS;
@@ -411,13 +326,12 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info
   *newcomm = abi::to_handle(n);
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Comm_create_from_group);
 
 // MPI_Intercomm_create_from_groups (MPI-4.1 7.6.2): collective over both groups, with no parent
 // communicator; as MPI_Comm_create_from_group, errors go to the handler passed in and the bridge
 // (comm/intercomm.cpp) is agreed over core::rt().processes, with a tag and key derived from the
 // string tag (comm::intercomm_create_from_stringtag).
-int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group,
+int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group,
                                       int remote_leader, const char* stringtag, MPI_Info info,
                                       MPI_Errhandler errhandler, MPI_Comm* newintercomm) {
   const char* fn = "MPI_Intercomm_create_from_groups";
@@ -466,62 +380,55 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, M
   *newintercomm = abi::to_handle(n);
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Intercomm_create_from_groups);
 
 // ---- buffered mode (MPI-4.1 3.6): the session's buffer, used by the buffered sends of the
 // communicators derived from the session that have no buffer of their own ----
 
-int PMPI_Session_attach_buffer(MPI_Session session_h, void* buffer, int size) {
+int MPI_Session_attach_buffer(MPI_Session session_h, void* buffer, int size) {
   const char* fn = "MPI_Session_attach_buffer";
   session* s = to_session(session_h);
   if (!s) return raise_no_session(fn, errc::session);
   return call(fn, s, [&] { return abi::bsend_attach(&s->link->bsend, buffer, size); });
 }
-BATON_ALIAS(MPI_Session_attach_buffer);
 
-int PMPI_Session_attach_buffer_c(MPI_Session session_h, void* buffer, MPI_Count size) {
+int MPI_Session_attach_buffer_c(MPI_Session session_h, void* buffer, MPI_Count size) {
   const char* fn = "MPI_Session_attach_buffer_c";
   session* s = to_session(session_h);
   if (!s) return raise_no_session(fn, errc::session);
   return call(fn, s, [&] { return abi::bsend_attach(&s->link->bsend, buffer, size); });
 }
-BATON_ALIAS(MPI_Session_attach_buffer_c);
 
-int PMPI_Session_detach_buffer(MPI_Session session_h, void* buffer_addr, int* size) {
+int MPI_Session_detach_buffer(MPI_Session session_h, void* buffer_addr, int* size) {
   const char* fn = "MPI_Session_detach_buffer";
   session* s = to_session(session_h);
   if (!s) return raise_no_session(fn, errc::session);
   return call(fn, s, [&] { return abi::bsend_detach(&s->link->bsend, buffer_addr, size); });
 }
-BATON_ALIAS(MPI_Session_detach_buffer);
 
-int PMPI_Session_detach_buffer_c(MPI_Session session_h, void* buffer_addr, MPI_Count* size) {
+int MPI_Session_detach_buffer_c(MPI_Session session_h, void* buffer_addr, MPI_Count* size) {
   const char* fn = "MPI_Session_detach_buffer_c";
   session* s = to_session(session_h);
   if (!s) return raise_no_session(fn, errc::session);
   return call(fn, s, [&] { return abi::bsend_detach(&s->link->bsend, buffer_addr, size); });
 }
-BATON_ALIAS(MPI_Session_detach_buffer_c);
 
-int PMPI_Session_flush_buffer(MPI_Session session_h) {
+int MPI_Session_flush_buffer(MPI_Session session_h) {
   const char* fn = "MPI_Session_flush_buffer";
   session* s = to_session(session_h);
   if (!s) return raise_no_session(fn, errc::session);
   return call(fn, s, [&] { return p2p::buffer_flush(&s->link->bsend); });
 }
-BATON_ALIAS(MPI_Session_flush_buffer);
 
-int PMPI_Session_iflush_buffer(MPI_Session session_h, MPI_Request* request) {
+int MPI_Session_iflush_buffer(MPI_Session session_h, MPI_Request* request) {
   const char* fn = "MPI_Session_iflush_buffer";
   session* s = to_session(session_h);
   if (!s) return raise_no_session(fn, errc::session);
   return call(fn, s, [&] { return abi::bsend_iflush(&s->link->bsend, core::rt().self, request); });
 }
-BATON_ALIAS(MPI_Session_iflush_buffer);
 
 // ---- error handlers ----
 
-int PMPI_Session_create_errhandler(MPI_Session_errhandler_function* fnp, MPI_Errhandler* errhandler) {
+int MPI_Session_create_errhandler(MPI_Session_errhandler_function* fnp, MPI_Errhandler* errhandler) {
   const char* fn = "MPI_Session_create_errhandler";
   if (!fnp || !errhandler) {
     (void)core::error_set(errc::arg, "NULL %s", fnp ? "errhandler output" : "function");
@@ -534,9 +441,8 @@ int PMPI_Session_create_errhandler(MPI_Session_errhandler_function* fnp, MPI_Err
   *errhandler = abi::to_handle(e);
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Session_create_errhandler);
 
-int PMPI_Session_set_errhandler(MPI_Session session_h, MPI_Errhandler errhandler) {
+int MPI_Session_set_errhandler(MPI_Session session_h, MPI_Errhandler errhandler) {
   const char* fn = "MPI_Session_set_errhandler";
   session* s = to_session(session_h);
   if (!s) return raise_no_session(fn, errc::session);
@@ -556,9 +462,8 @@ int PMPI_Session_set_errhandler(MPI_Session session_h, MPI_Errhandler errhandler
   s->eh = e;
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Session_set_errhandler);
 
-int PMPI_Session_get_errhandler(MPI_Session session_h, MPI_Errhandler* errhandler) {
+int MPI_Session_get_errhandler(MPI_Session session_h, MPI_Errhandler* errhandler) {
   const char* fn = "MPI_Session_get_errhandler";
   session* s = to_session(session_h);
   if (!s) return raise_no_session(fn, errc::session);
@@ -570,9 +475,8 @@ int PMPI_Session_get_errhandler(MPI_Session session_h, MPI_Errhandler* errhandle
   *errhandler = abi::to_handle(s->eh);
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Session_get_errhandler);
 
-int PMPI_Session_call_errhandler(MPI_Session session_h, int errorcode) {
+int MPI_Session_call_errhandler(MPI_Session session_h, int errorcode) {
   const char* fn = "MPI_Session_call_errhandler";
   session* s = to_session(session_h);
   if (!s) return raise_no_session(fn, errc::session);
@@ -580,6 +484,5 @@ int PMPI_Session_call_errhandler(MPI_Session session_h, int errorcode) {
   (void)raise(fn, s, errc(errorcode));
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_Session_call_errhandler);
 
-}  // extern "C"
+}  // namespace baton::impl

@@ -254,11 +254,11 @@ const char* error_description(int code) {
 
 }  // namespace baton::abi::tool
 
-extern "C" {
+namespace baton::impl {
 
 // ---- initialization (15.3.4) ----
 
-int PMPI_T_init_thread(int required, int* provided) {
+int MPI_T_init_thread(int required, int* provided) {
   tool_state& T = state();
   std::lock_guard<std::mutex> lock(T.m);
   if (T.refs == INT_MAX) return MPI_T_ERR_CANNOT_INIT;
@@ -277,9 +277,8 @@ int PMPI_T_init_thread(int required, int* provided) {
   }
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_T_init_thread);
 
-int PMPI_T_finalize(void) {
+int MPI_T_finalize(void) {
   return entry([](tool_state& T) -> int {
     if (--T.refs == 0) {
       T.sessions.clear();
@@ -288,11 +287,10 @@ int PMPI_T_finalize(void) {
     return MPI_SUCCESS;
   });
 }
-BATON_ALIAS(MPI_T_finalize);
 
 // ---- enumerations (15.3.5) ----
 
-int PMPI_T_enum_get_info(MPI_T_enum enumtype, int* num, char* name, int* name_len) {
+int MPI_T_enum_get_info(MPI_T_enum enumtype, int* num, char* name, int* name_len) {
   return entry([&](tool_state&) -> int {
     const abi::tool::enum_type* e = to_enum(enumtype);
     if (!e) return MPI_T_ERR_INVALID_HANDLE;
@@ -301,9 +299,8 @@ int PMPI_T_enum_get_info(MPI_T_enum enumtype, int* num, char* name, int* name_le
     return MPI_SUCCESS;
   });
 }
-BATON_ALIAS(MPI_T_enum_get_info);
 
-int PMPI_T_enum_get_item(MPI_T_enum enumtype, int indx, int* value, char* name, int* name_len) {
+int MPI_T_enum_get_item(MPI_T_enum enumtype, int indx, int* value, char* name, int* name_len) {
   return entry([&](tool_state&) -> int {
     const abi::tool::enum_type* e = to_enum(enumtype);
     if (!e) return MPI_T_ERR_INVALID_HANDLE;
@@ -313,20 +310,18 @@ int PMPI_T_enum_get_item(MPI_T_enum enumtype, int indx, int* value, char* name, 
     return MPI_SUCCESS;
   });
 }
-BATON_ALIAS(MPI_T_enum_get_item);
 
 // ---- control variables (15.3.6) ----
 
-int PMPI_T_cvar_get_num(int* num_cvar) {
+int MPI_T_cvar_get_num(int* num_cvar) {
   return entry([&](tool_state&) -> int {
     if (!num_cvar) return MPI_T_ERR_INVALID;
     *num_cvar = int(vars().cvars.size());
     return MPI_SUCCESS;
   });
 }
-BATON_ALIAS(MPI_T_cvar_get_num);
 
-int PMPI_T_cvar_get_info(int cvar_index, char* name, int* name_len, int* verbosity, MPI_Datatype* datatype,
+int MPI_T_cvar_get_info(int cvar_index, char* name, int* name_len, int* verbosity, MPI_Datatype* datatype,
                          MPI_T_enum* enumtype, char* desc, int* desc_len, int* bind, int* scope) {
   return entry([&](tool_state&) -> int {
     if (!cvar_index_ok(cvar_index)) return MPI_T_ERR_INVALID_INDEX;
@@ -341,14 +336,12 @@ int PMPI_T_cvar_get_info(int cvar_index, char* name, int* name_len, int* verbosi
     return MPI_SUCCESS;
   });
 }
-BATON_ALIAS(MPI_T_cvar_get_info);
 
-int PMPI_T_cvar_get_index(const char* name, int* cvar_index) {
+int MPI_T_cvar_get_index(const char* name, int* cvar_index) {
   return get_index(name, cvar_index, [] { return std::cref(vars().cvars); });
 }
-BATON_ALIAS(MPI_T_cvar_get_index);
 
-int PMPI_T_cvar_handle_alloc(int cvar_index, void* /*obj_handle: no variable is bound*/, MPI_T_cvar_handle* handle,
+int MPI_T_cvar_handle_alloc(int cvar_index, void* /*obj_handle: no variable is bound*/, MPI_T_cvar_handle* handle,
                              int* count) {
   return entry([&](tool_state& T) -> int {
     if (!cvar_index_ok(cvar_index)) return MPI_T_ERR_INVALID_INDEX;
@@ -365,9 +358,8 @@ int PMPI_T_cvar_handle_alloc(int cvar_index, void* /*obj_handle: no variable is 
     return MPI_SUCCESS;
   });
 }
-BATON_ALIAS(MPI_T_cvar_handle_alloc);
 
-int PMPI_T_cvar_handle_free(MPI_T_cvar_handle* handle) {
+int MPI_T_cvar_handle_free(MPI_T_cvar_handle* handle) {
   return entry([&](tool_state& T) -> int {
     if (!handle) return MPI_T_ERR_INVALID;
     auto it = std::find_if(T.cvar_handles.begin(), T.cvar_handles.end(), [&](const auto& p) {
@@ -379,9 +371,8 @@ int PMPI_T_cvar_handle_free(MPI_T_cvar_handle* handle) {
     return MPI_SUCCESS;
   });
 }
-BATON_ALIAS(MPI_T_cvar_handle_free);
 
-int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void* buf) {
+int MPI_T_cvar_read(MPI_T_cvar_handle handle, void* buf) {
   return entry([&](tool_state& T) -> int {
     const cvar_handle_obj* h = find_cvar_handle(T, handle);
     if (!h) return MPI_T_ERR_INVALID_HANDLE;
@@ -399,9 +390,8 @@ int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void* buf) {
     return MPI_SUCCESS;
   });
 }
-BATON_ALIAS(MPI_T_cvar_read);
 
-int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void* buf) {
+int MPI_T_cvar_write(MPI_T_cvar_handle handle, const void* buf) {
   return entry([&](tool_state& T) -> int {
     const cvar_handle_obj* h = find_cvar_handle(T, handle);
     if (!h) return MPI_T_ERR_INVALID_HANDLE;
@@ -410,20 +400,18 @@ int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void* buf) {
     return MPI_T_ERR_CVAR_SET_NEVER;
   });
 }
-BATON_ALIAS(MPI_T_cvar_write);
 
 // ---- performance variables (15.3.7) ----
 
-int PMPI_T_pvar_get_num(int* num_pvar) {
+int MPI_T_pvar_get_num(int* num_pvar) {
   return entry([&](tool_state&) -> int {
     if (!num_pvar) return MPI_T_ERR_INVALID;
     *num_pvar = int(vars().pvars.size());
     return MPI_SUCCESS;
   });
 }
-BATON_ALIAS(MPI_T_pvar_get_num);
 
-int PMPI_T_pvar_get_info(int pvar_index, char* name, int* name_len, int* verbosity, int* var_class,
+int MPI_T_pvar_get_info(int pvar_index, char* name, int* name_len, int* verbosity, int* var_class,
                          MPI_Datatype* datatype, MPI_T_enum* enumtype, char* desc, int* desc_len, int* bind,
                          int* readonly, int* continuous, int* atomic) {
   return entry([&](tool_state&) -> int {
@@ -442,9 +430,8 @@ int PMPI_T_pvar_get_info(int pvar_index, char* name, int* name_len, int* verbosi
     return MPI_SUCCESS;
   });
 }
-BATON_ALIAS(MPI_T_pvar_get_info);
 
-int PMPI_T_pvar_get_index(const char* name, int var_class, int* pvar_index) {
+int MPI_T_pvar_get_index(const char* name, int var_class, int* pvar_index) {
   return entry([&](tool_state&) -> int {
     if (!name || !pvar_index) return MPI_T_ERR_INVALID;
     const auto& pv = vars().pvars;
@@ -457,9 +444,8 @@ int PMPI_T_pvar_get_index(const char* name, int var_class, int* pvar_index) {
     return MPI_T_ERR_INVALID_NAME;
   });
 }
-BATON_ALIAS(MPI_T_pvar_get_index);
 
-int PMPI_T_pvar_session_create(MPI_T_pvar_session* session) {
+int MPI_T_pvar_session_create(MPI_T_pvar_session* session) {
   return entry([&](tool_state& T) -> int {
     if (!session) return MPI_T_ERR_INVALID;
     T.sessions.push_back(std::make_unique<session_obj>());
@@ -467,9 +453,8 @@ int PMPI_T_pvar_session_create(MPI_T_pvar_session* session) {
     return MPI_SUCCESS;
   });
 }
-BATON_ALIAS(MPI_T_pvar_session_create);
 
-int PMPI_T_pvar_session_free(MPI_T_pvar_session* session) {
+int MPI_T_pvar_session_free(MPI_T_pvar_session* session) {
   return entry([&](tool_state& T) -> int {
     if (!session) return MPI_T_ERR_INVALID;
     auto it = std::find_if(T.sessions.begin(), T.sessions.end(), [&](const auto& p) {
@@ -481,9 +466,8 @@ int PMPI_T_pvar_session_free(MPI_T_pvar_session* session) {
     return MPI_SUCCESS;
   });
 }
-BATON_ALIAS(MPI_T_pvar_session_free);
 
-int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void* /*obj_handle: no variable is bound*/,
+int MPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void* /*obj_handle: no variable is bound*/,
                              MPI_T_pvar_handle* handle, int* count) {
   return entry([&](tool_state& T) -> int {
     session_obj* s = find_session(T, session);
@@ -500,9 +484,8 @@ int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void* /
     return MPI_SUCCESS;
   });
 }
-BATON_ALIAS(MPI_T_pvar_handle_alloc);
 
-int PMPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle* handle) {
+int MPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle* handle) {
   return entry([&](tool_state& T) -> int {
     session_obj* s = find_session(T, session);
     if (!s) return MPI_T_ERR_INVALID_SESSION;
@@ -516,9 +499,8 @@ int PMPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle* handl
     return MPI_SUCCESS;
   });
 }
-BATON_ALIAS(MPI_T_pvar_handle_free);
 
-int PMPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle) {
+int MPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle) {
   return entry([&](tool_state& T) -> int {
     session_obj* s = find_session(T, session);
     if (!s) return MPI_T_ERR_INVALID_SESSION;
@@ -533,9 +515,8 @@ int PMPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle) {
     return MPI_SUCCESS;
   });
 }
-BATON_ALIAS(MPI_T_pvar_start);
 
-int PMPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle) {
+int MPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle) {
   return entry([&](tool_state& T) -> int {
     session_obj* s = find_session(T, session);
     if (!s) return MPI_T_ERR_INVALID_SESSION;
@@ -551,9 +532,8 @@ int PMPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle) {
     return MPI_SUCCESS;
   });
 }
-BATON_ALIAS(MPI_T_pvar_stop);
 
-int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void* buf) {
+int MPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void* buf) {
   return entry([&](tool_state& T) -> int {
     pvar_handle_obj* h = nullptr;
     if (int rc = one_handle(T, session, handle, &h); rc != MPI_SUCCESS) return rc;
@@ -562,9 +542,8 @@ int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void*
     return MPI_SUCCESS;
   });
 }
-BATON_ALIAS(MPI_T_pvar_read);
 
-int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void* buf) {
+int MPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void* buf) {
   return entry([&](tool_state& T) -> int {
     pvar_handle_obj* h = nullptr;
     if (int rc = one_handle(T, session, handle, &h); rc != MPI_SUCCESS) return rc;
@@ -574,9 +553,8 @@ int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, cons
     return MPI_SUCCESS;
   });
 }
-BATON_ALIAS(MPI_T_pvar_write);
 
-int PMPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle) {
+int MPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle) {
   return entry([&](tool_state& T) -> int {
     session_obj* s = find_session(T, session);
     if (!s) return MPI_T_ERR_INVALID_SESSION;
@@ -592,9 +570,8 @@ int PMPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle) {
     return MPI_SUCCESS;
   });
 }
-BATON_ALIAS(MPI_T_pvar_reset);
 
-int PMPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void* buf) {
+int MPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void* buf) {
   return entry([&](tool_state& T) -> int {
     pvar_handle_obj* h = nullptr;
     if (int rc = one_handle(T, session, handle, &h); rc != MPI_SUCCESS) return rc;
@@ -614,20 +591,18 @@ int PMPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, 
     return MPI_SUCCESS;
   });
 }
-BATON_ALIAS(MPI_T_pvar_readreset);
 
 // ---- categories (15.3.9) ----
 
-int PMPI_T_category_get_num(int* num_cat) {
+int MPI_T_category_get_num(int* num_cat) {
   return entry([&](tool_state&) -> int {
     if (!num_cat) return MPI_T_ERR_INVALID;
     *num_cat = int(vars().categories.size());
     return MPI_SUCCESS;
   });
 }
-BATON_ALIAS(MPI_T_category_get_num);
 
-int PMPI_T_category_get_info(int cat_index, char* name, int* name_len, char* desc, int* desc_len, int* num_cvars,
+int MPI_T_category_get_info(int cat_index, char* name, int* name_len, char* desc, int* desc_len, int* num_cvars,
                              int* num_pvars, int* num_categories) {
   return entry([&](tool_state&) -> int {
     if (!category_index_ok(cat_index)) return MPI_T_ERR_INVALID_INDEX;
@@ -640,9 +615,8 @@ int PMPI_T_category_get_info(int cat_index, char* name, int* name_len, char* des
     return MPI_SUCCESS;
   });
 }
-BATON_ALIAS(MPI_T_category_get_info);
 
-int PMPI_T_category_get_num_events(int cat_index, int* num_events) {
+int MPI_T_category_get_num_events(int cat_index, int* num_events) {
   return entry([&](tool_state&) -> int {
     if (!category_index_ok(cat_index)) return MPI_T_ERR_INVALID_INDEX;
     if (!num_events) return MPI_T_ERR_INVALID;
@@ -650,58 +624,50 @@ int PMPI_T_category_get_num_events(int cat_index, int* num_events) {
     return MPI_SUCCESS;
   });
 }
-BATON_ALIAS(MPI_T_category_get_num_events);
 
-int PMPI_T_category_get_index(const char* name, int* cat_index) {
+int MPI_T_category_get_index(const char* name, int* cat_index) {
   return get_index(name, cat_index, [] { return std::cref(vars().categories); });
 }
-BATON_ALIAS(MPI_T_category_get_index);
 
-int PMPI_T_category_get_cvars(int cat_index, int len, int indices[]) {
+int MPI_T_category_get_cvars(int cat_index, int len, int indices[]) {
   return list_indices(cat_index, len, indices, &abi::tool::category::cvars);
 }
-BATON_ALIAS(MPI_T_category_get_cvars);
 
-int PMPI_T_category_get_pvars(int cat_index, int len, int indices[]) {
+int MPI_T_category_get_pvars(int cat_index, int len, int indices[]) {
   return list_indices(cat_index, len, indices, &abi::tool::category::pvars);
 }
-BATON_ALIAS(MPI_T_category_get_pvars);
 
-int PMPI_T_category_get_categories(int cat_index, int len, int indices[]) {
+int MPI_T_category_get_categories(int cat_index, int len, int indices[]) {
   return list_indices(cat_index, len, indices, &abi::tool::category::categories);
 }
-BATON_ALIAS(MPI_T_category_get_categories);
 
-int PMPI_T_category_get_events(int cat_index, int len, int indices[]) {
+int MPI_T_category_get_events(int cat_index, int len, int indices[]) {
   return entry([&](tool_state&) -> int {
     if (!category_index_ok(cat_index)) return MPI_T_ERR_INVALID_INDEX;
     if (len < 0 || (len > 0 && !indices)) return MPI_T_ERR_INVALID;
     return MPI_SUCCESS;  // no events: nothing to store
   });
 }
-BATON_ALIAS(MPI_T_category_get_events);
 
-int PMPI_T_category_changed(int* update_number) {
+int MPI_T_category_changed(int* update_number) {
   return entry([&](tool_state&) -> int {
     if (!update_number) return MPI_T_ERR_INVALID;
     *update_number = 0;  // the categories never change after start-up
     return MPI_SUCCESS;
   });
 }
-BATON_ALIAS(MPI_T_category_changed);
 
 // ---- event sources (15.3.8): one, the process's monotonic clock in nanoseconds ----
 
-int PMPI_T_source_get_num(int* num_sources) {
+int MPI_T_source_get_num(int* num_sources) {
   return entry([&](tool_state&) -> int {
     if (!num_sources) return MPI_T_ERR_INVALID;
     *num_sources = 1;
     return MPI_SUCCESS;
   });
 }
-BATON_ALIAS(MPI_T_source_get_num);
 
-int PMPI_T_source_get_info(int source_index, char* name, int* name_len, char* desc, int* desc_len,
+int MPI_T_source_get_info(int source_index, char* name, int* name_len, char* desc, int* desc_len,
                            MPI_T_source_order* ordering, MPI_Count* ticks_per_second, MPI_Count* max_ticks,
                            MPI_Info* info) {
   return entry([&](tool_state&) -> int {
@@ -715,9 +681,8 @@ int PMPI_T_source_get_info(int source_index, char* name, int* name_len, char* de
     return MPI_SUCCESS;
   });
 }
-BATON_ALIAS(MPI_T_source_get_info);
 
-int PMPI_T_source_get_timestamp(int source_index, MPI_Count* timestamp) {
+int MPI_T_source_get_timestamp(int source_index, MPI_Count* timestamp) {
   return entry([&](tool_state&) -> int {
     if (source_index != 0) return MPI_T_ERR_INVALID_INDEX;
     if (!timestamp) return MPI_T_ERR_INVALID;
@@ -725,90 +690,74 @@ int PMPI_T_source_get_timestamp(int source_index, MPI_Count* timestamp) {
     return MPI_SUCCESS;
   });
 }
-BATON_ALIAS(MPI_T_source_get_timestamp);
 
 // ---- events (15.3.8): Baton exposes no event types, so no index, registration or instance is
 // ever valid ----
 
-int PMPI_T_event_get_num(int* num_events) {
+int MPI_T_event_get_num(int* num_events) {
   return entry([&](tool_state&) -> int {
     if (!num_events) return MPI_T_ERR_INVALID;
     *num_events = 0;
     return MPI_SUCCESS;
   });
 }
-BATON_ALIAS(MPI_T_event_get_num);
 
-int PMPI_T_event_get_info(int, char*, int*, int*, MPI_Datatype[], MPI_Aint[], int*, MPI_T_enum*, MPI_Info*, char*,
+int MPI_T_event_get_info(int, char*, int*, int*, MPI_Datatype[], MPI_Aint[], int*, MPI_T_enum*, MPI_Info*, char*,
                           int*, int*) {
   return entry([](tool_state&) -> int { return MPI_T_ERR_INVALID_INDEX; });
 }
-BATON_ALIAS(MPI_T_event_get_info);
 
-int PMPI_T_event_get_index(const char* name, int* event_index) {
+int MPI_T_event_get_index(const char* name, int* event_index) {
   return entry([&](tool_state&) -> int { return !name || !event_index ? MPI_T_ERR_INVALID : MPI_T_ERR_INVALID_NAME; });
 }
-BATON_ALIAS(MPI_T_event_get_index);
 
-int PMPI_T_event_handle_alloc(int, void*, MPI_Info, MPI_T_event_registration*) {
+int MPI_T_event_handle_alloc(int, void*, MPI_Info, MPI_T_event_registration*) {
   return entry([](tool_state&) -> int { return MPI_T_ERR_INVALID_INDEX; });
 }
-BATON_ALIAS(MPI_T_event_handle_alloc);
 
-int PMPI_T_event_handle_set_info(MPI_T_event_registration, MPI_Info) {
+int MPI_T_event_handle_set_info(MPI_T_event_registration, MPI_Info) {
   return entry([](tool_state&) -> int { return MPI_T_ERR_INVALID_HANDLE; });
 }
-BATON_ALIAS(MPI_T_event_handle_set_info);
 
-int PMPI_T_event_handle_get_info(MPI_T_event_registration, MPI_Info*) {
+int MPI_T_event_handle_get_info(MPI_T_event_registration, MPI_Info*) {
   return entry([](tool_state&) -> int { return MPI_T_ERR_INVALID_HANDLE; });
 }
-BATON_ALIAS(MPI_T_event_handle_get_info);
 
-int PMPI_T_event_register_callback(MPI_T_event_registration, MPI_T_cb_safety, MPI_Info, void*,
+int MPI_T_event_register_callback(MPI_T_event_registration, MPI_T_cb_safety, MPI_Info, void*,
                                    MPI_T_event_cb_function*) {
   return entry([](tool_state&) -> int { return MPI_T_ERR_INVALID_HANDLE; });
 }
-BATON_ALIAS(MPI_T_event_register_callback);
 
-int PMPI_T_event_callback_set_info(MPI_T_event_registration, MPI_T_cb_safety, MPI_Info) {
+int MPI_T_event_callback_set_info(MPI_T_event_registration, MPI_T_cb_safety, MPI_Info) {
   return entry([](tool_state&) -> int { return MPI_T_ERR_INVALID_HANDLE; });
 }
-BATON_ALIAS(MPI_T_event_callback_set_info);
 
-int PMPI_T_event_callback_get_info(MPI_T_event_registration, MPI_T_cb_safety, MPI_Info*) {
+int MPI_T_event_callback_get_info(MPI_T_event_registration, MPI_T_cb_safety, MPI_Info*) {
   return entry([](tool_state&) -> int { return MPI_T_ERR_INVALID_HANDLE; });
 }
-BATON_ALIAS(MPI_T_event_callback_get_info);
 
-int PMPI_T_event_handle_free(MPI_T_event_registration, void*, MPI_T_event_free_cb_function*) {
+int MPI_T_event_handle_free(MPI_T_event_registration, void*, MPI_T_event_free_cb_function*) {
   return entry([](tool_state&) -> int { return MPI_T_ERR_INVALID_HANDLE; });
 }
-BATON_ALIAS(MPI_T_event_handle_free);
 
-int PMPI_T_event_set_dropped_handler(MPI_T_event_registration, MPI_T_event_dropped_cb_function*) {
+int MPI_T_event_set_dropped_handler(MPI_T_event_registration, MPI_T_event_dropped_cb_function*) {
   return entry([](tool_state&) -> int { return MPI_T_ERR_INVALID_HANDLE; });
 }
-BATON_ALIAS(MPI_T_event_set_dropped_handler);
 
-int PMPI_T_event_read(MPI_T_event_instance, int, void*) {
+int MPI_T_event_read(MPI_T_event_instance, int, void*) {
   return entry([](tool_state&) -> int { return MPI_T_ERR_INVALID_HANDLE; });
 }
-BATON_ALIAS(MPI_T_event_read);
 
-int PMPI_T_event_copy(MPI_T_event_instance, void*) {
+int MPI_T_event_copy(MPI_T_event_instance, void*) {
   return entry([](tool_state&) -> int { return MPI_T_ERR_INVALID_HANDLE; });
 }
-BATON_ALIAS(MPI_T_event_copy);
 
-int PMPI_T_event_get_timestamp(MPI_T_event_instance, MPI_Count*) {
+int MPI_T_event_get_timestamp(MPI_T_event_instance, MPI_Count*) {
   return entry([](tool_state&) -> int { return MPI_T_ERR_INVALID_HANDLE; });
 }
-BATON_ALIAS(MPI_T_event_get_timestamp);
 
-int PMPI_T_event_get_source(MPI_T_event_instance, int*) {
+int MPI_T_event_get_source(MPI_T_event_instance, int*) {
   return entry([](tool_state&) -> int { return MPI_T_ERR_INVALID_HANDLE; });
 }
-BATON_ALIAS(MPI_T_event_get_source);
 
-}  // extern "C"
+}  // namespace baton::impl

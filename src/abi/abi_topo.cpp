@@ -74,15 +74,15 @@ errc new_comm(MPI_Comm* out, const char* what, Make make) {
 
 }  // namespace
 
-extern "C" {
+namespace baton::impl {
 
-int PMPI_Dims_create(int nnodes, int ndims, int dims[]) {
+int MPI_Dims_create(int nnodes, int ndims, int dims[]) {
   const char* fn = "MPI_Dims_create";
   if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
   return call(fn, nullptr, [&] { return comm::dims_create(nnodes, ndims, dims); });
 }
 
-int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int /*reorder*/,
+int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int /*reorder*/,
                      MPI_Comm* comm_cart) {
   const char* fn = "MPI_Cart_create";
   core::comm* c = nullptr;
@@ -93,7 +93,7 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
   });
 }
 
-int PMPI_Cartdim_get(MPI_Comm comm, int* ndims) {
+int MPI_Cartdim_get(MPI_Comm comm, int* ndims) {
   const char* fn = "MPI_Cartdim_get";
   core::comm* c = nullptr;
   const core::topology* t = nullptr;
@@ -103,7 +103,7 @@ int PMPI_Cartdim_get(MPI_Comm comm, int* ndims) {
   return MPI_SUCCESS;
 }
 
-int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]) {
+int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]) {
   const char* fn = "MPI_Cart_get";
   core::comm* c = nullptr;
   const core::topology* t = nullptr;
@@ -123,7 +123,7 @@ int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coo
   return MPI_SUCCESS;
 }
 
-int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank) {
+int MPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank) {
   const char* fn = "MPI_Cart_rank";
   core::comm* c = nullptr;
   const core::topology* t = nullptr;
@@ -136,7 +136,7 @@ int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank) {
   return MPI_SUCCESS;
 }
 
-int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) {
+int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) {
   const char* fn = "MPI_Cart_coords";
   core::comm* c = nullptr;
   const core::topology* t = nullptr;
@@ -157,7 +157,7 @@ int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) {
   return MPI_SUCCESS;
 }
 
-int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest) {
+int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest) {
   const char* fn = "MPI_Cart_shift";
   core::comm* c = nullptr;
   const core::topology* t = nullptr;
@@ -177,7 +177,7 @@ int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, in
   return MPI_SUCCESS;
 }
 
-int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
+int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
   const char* fn = "MPI_Cart_sub";
   core::comm* c = nullptr;
   const core::topology* t = nullptr;
@@ -187,7 +187,7 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
   });
 }
 
-int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int* newrank) {
+int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int* newrank) {
   const char* fn = "MPI_Cart_map";
   core::comm* c = nullptr;
   if (errc e = abi::comm_check(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
@@ -209,7 +209,7 @@ int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[
   return MPI_SUCCESS;
 }
 
-int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int indx[], const int edges[], int /*reorder*/,
+int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int indx[], const int edges[], int /*reorder*/,
                       MPI_Comm* comm_graph) {
   const char* fn = "MPI_Graph_create";
   core::comm* c = nullptr;
@@ -220,7 +220,7 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int indx[], const int
   });
 }
 
-int PMPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges) {
+int MPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges) {
   const char* fn = "MPI_Graphdims_get";
   core::comm* c = nullptr;
   const core::topology* t = nullptr;
@@ -234,7 +234,7 @@ int PMPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges) {
   return MPI_SUCCESS;
 }
 
-int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int indx[], int edges[]) {
+int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int indx[], int edges[]) {
   const char* fn = "MPI_Graph_get";
   core::comm* c = nullptr;
   const core::topology* t = nullptr;
@@ -254,7 +254,7 @@ int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int indx[], int ed
   return MPI_SUCCESS;
 }
 
-int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors) {
+int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors) {
   const char* fn = "MPI_Graph_neighbors_count";
   core::comm* c = nullptr;
   const core::topology* t = nullptr;
@@ -268,7 +268,7 @@ int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors) {
   return MPI_SUCCESS;
 }
 
-int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]) {
+int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]) {
   const char* fn = "MPI_Graph_neighbors";
   core::comm* c = nullptr;
   const core::topology* t = nullptr;
@@ -289,7 +289,7 @@ int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbor
   return MPI_SUCCESS;
 }
 
-int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int indx[], const int edges[], int* newrank) {
+int MPI_Graph_map(MPI_Comm comm, int nnodes, const int indx[], const int edges[], int* newrank) {
   const char* fn = "MPI_Graph_map";
   core::comm* c = nullptr;
   if (errc e = abi::comm_check(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
@@ -305,7 +305,7 @@ int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int indx[], const int edges[
   return MPI_SUCCESS;
 }
 
-int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[],
+int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[],
                                     int outdegree, const int destinations[], const int destweights[], MPI_Info info,
                                     int /*reorder*/, MPI_Comm* comm_dist_graph) {
   const char* fn = "MPI_Dist_graph_create_adjacent";
@@ -330,7 +330,7 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
   }); });
 }
 
-int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
+int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
                            const int destinations[], const int weights[], MPI_Info info, int /*reorder*/,
                            MPI_Comm* comm_dist_graph) {
   const char* fn = "MPI_Dist_graph_create";
@@ -347,7 +347,7 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
   }); });
 }
 
-int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree, int* weighted) {
+int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree, int* weighted) {
   const char* fn = "MPI_Dist_graph_neighbors_count";
   core::comm* c = nullptr;
   const core::topology* t = nullptr;
@@ -362,7 +362,7 @@ int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree
   return MPI_SUCCESS;
 }
 
-int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree,
+int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree,
                               int destinations[], int destweights[]) {
   const char* fn = "MPI_Dist_graph_neighbors";
   core::comm* c = nullptr;
@@ -389,7 +389,7 @@ int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int
   return MPI_SUCCESS;
 }
 
-int PMPI_Topo_test(MPI_Comm comm, int* status) {
+int MPI_Topo_test(MPI_Comm comm, int* status) {
   const char* fn = "MPI_Topo_test";
   core::comm* c = nullptr;
   const core::topology* t = nullptr;
@@ -400,25 +400,5 @@ int PMPI_Topo_test(MPI_Comm comm, int* status) {
   return MPI_SUCCESS;
 }
 
-BATON_ALIAS(MPI_Dims_create);
-BATON_ALIAS(MPI_Cart_create);
-BATON_ALIAS(MPI_Cartdim_get);
-BATON_ALIAS(MPI_Cart_get);
-BATON_ALIAS(MPI_Cart_rank);
-BATON_ALIAS(MPI_Cart_coords);
-BATON_ALIAS(MPI_Cart_shift);
-BATON_ALIAS(MPI_Cart_sub);
-BATON_ALIAS(MPI_Cart_map);
-BATON_ALIAS(MPI_Graph_create);
-BATON_ALIAS(MPI_Graphdims_get);
-BATON_ALIAS(MPI_Graph_get);
-BATON_ALIAS(MPI_Graph_neighbors_count);
-BATON_ALIAS(MPI_Graph_neighbors);
-BATON_ALIAS(MPI_Graph_map);
-BATON_ALIAS(MPI_Dist_graph_create_adjacent);
-BATON_ALIAS(MPI_Dist_graph_create);
-BATON_ALIAS(MPI_Dist_graph_neighbors_count);
-BATON_ALIAS(MPI_Dist_graph_neighbors);
-BATON_ALIAS(MPI_Topo_test);
 
-}  // extern "C"
+}  // namespace baton::impl

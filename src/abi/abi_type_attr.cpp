@@ -96,9 +96,9 @@ errc type_delete_attrs(const core::datatype* t) {
 
 }  // namespace baton::abi
 
-extern "C" {
+namespace baton::impl {
 
-int PMPI_Type_create_keyval(MPI_Type_copy_attr_function* copy_fn, MPI_Type_delete_attr_function* delete_fn,
+int MPI_Type_create_keyval(MPI_Type_copy_attr_function* copy_fn, MPI_Type_delete_attr_function* delete_fn,
                             int* type_keyval, void* extra_state) {
   const char* fn = "MPI_Type_create_keyval";
   if (!type_keyval) return abi::raise(fn, nullptr, core::error_set(errc::arg, "type_keyval is NULL"));
@@ -107,9 +107,8 @@ int PMPI_Type_create_keyval(MPI_Type_copy_attr_function* copy_fn, MPI_Type_delet
                                reinterpret_cast<void*>(delete_fn), extra_state, type_keyval);
   });
 }
-BATON_ALIAS(MPI_Type_create_keyval);
 
-int PMPI_Type_free_keyval(int* type_keyval) {
+int MPI_Type_free_keyval(int* type_keyval) {
   const char* fn = "MPI_Type_free_keyval";
   if (!type_keyval) return abi::raise(fn, nullptr, core::error_set(errc::arg, "type_keyval is NULL"));
   return call(fn, nullptr, [&] {
@@ -118,9 +117,8 @@ int PMPI_Type_free_keyval(int* type_keyval) {
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Type_free_keyval);
 
-int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val) {
+int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val) {
   const char* fn = "MPI_Type_set_attr";
   const core::datatype* t = nullptr;
   if (errc e = get_type(datatype, &t); e != errc::success) return abi::raise(fn, nullptr, e);
@@ -141,9 +139,8 @@ int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_v
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Type_set_attr);
 
-int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val, int* flag) {
+int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val, int* flag) {
   const char* fn = "MPI_Type_get_attr";
   const core::datatype* t = nullptr;
   if (errc e = get_type(datatype, &t); e != errc::success) return abi::raise(fn, nullptr, e);
@@ -158,9 +155,8 @@ int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_v
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Type_get_attr);
 
-int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
+int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
   const char* fn = "MPI_Type_delete_attr";
   const core::datatype* t = nullptr;
   if (errc e = get_type(datatype, &t); e != errc::success) return abi::raise(fn, nullptr, e);
@@ -181,6 +177,5 @@ int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_Type_delete_attr);
 
-}  // extern "C"
+}  // namespace baton::impl

@@ -1,4 +1,4 @@
-// What the communicators derived from a session share with it (src/abi/abi_session.cpp owns the
+// What the communicators derived from a session share with it (src/comm/session.hpp owns the
 // session itself). A group made from a session's process set carries the link, groups and
 // communicators made from it inherit it, so a buffered send on such a communicator finds the
 // session's buffer (MPI-4.1 3.6). The link outlives the session while any holder remains; after

@@ -1,4 +1,4 @@
-/* pmi_probe: a tiny PMI-1 wire-protocol client for testing mpiexec (no libmpi).
+/* pmi_probe: a tiny PMI-1 wire-protocol client for testing mpiexec (no libmpi_abi).
  *
  * Each argument is one action, run in order; "@R:action" runs the action on rank R only.
  *   init            init + get_maxes/appnum/kvsname/universe_size, checks BATON_* env

@@ -1,6 +1,6 @@
 #!/bin/sh
 # build_run.sh WRAPPER SOURCE [LAUNCHER ARGS...]: builds SOURCE with WRAPPER, then runs it
-# (under LAUNCHER ARGS when given) with LD_LIBRARY_PATH unset, so libmpi comes from the rpath.
+# (under LAUNCHER ARGS when given) with LD_LIBRARY_PATH unset, so libmpi_abi comes from the rpath.
 set -eu
 wrapper=$1 src=$2
 shift 2

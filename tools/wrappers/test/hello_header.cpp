@@ -1,4 +1,4 @@
-// Needs mpi.h at compile time and libmpi at run time (through the rpath), no MPI calls.
+// Needs mpi.h at compile time and libmpi_abi at run time (through the rpath), no MPI calls.
 #include <mpi.h>
 
 #include <cstdio>
