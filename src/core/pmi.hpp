@@ -32,6 +32,12 @@ class pmi_client {
   [[nodiscard]] errc finalize();
   // Asks the launcher to end the whole job with exit code `code`; does not return if it works.
   void abort(int code, const std::string& message);
+  // Whether the launcher is Baton's mpiexec (PMI-1, BATON_JOBID set and naming this job): it
+  // accepts notify() and removes the job's shared-memory objects when the job ends.
+  bool baton_launcher() const;
+  // Baton's mpiexec only: one line that gets no reply (the stall watchdog's report); newlines in
+  // `line` become spaces.
+  void notify(const std::string& line);
 
   int rank() const { return rank_; }
   int size() const { return size_; }

@@ -936,12 +936,21 @@ errc engine_init() {
   if (R.use_ucx)
     if (errc err = remote::init(); err != errc::success) return err;
   if (nlocal > 1) {
-    std::string name = "/baton." + R.pmi.kvsname() + "." + std::to_string(R.world_of_local[0]);
-    for (char& ch : name)
-      if (ch != '.' && ch != '_' && ch != '-' && !std::isalnum(static_cast<unsigned char>(ch)) && &ch != &name[0])
-        ch = '_';
+    // The first local rank creates the segment under an unpredictable name and publishes it;
+    // the others open it (owner checked) after the barrier; the last to map it unlinks it.
     auto params = transport::shm::segment_params::for_ranks(nlocal);
-    if (errc err = e.seg.open(name, params, e.me_local); err != errc::success) return err;
+    const std::string key = "baton.shm." + std::to_string(R.world_of_local[0]);
+    if (e.me_local == 0) {
+      if (errc err = e.seg.create(params, 0); err != errc::success) return err;
+      if (errc err = R.pmi.put(key, e.seg.name()); err != errc::success) return err;
+    }
+    if (errc err = R.pmi.barrier(); err != errc::success) return err;
+    if (e.me_local != 0) {
+      std::string name;
+      if (errc err = R.pmi.get(key, name, R.world_of_local[0]); err != errc::success) return err;
+      if (errc err = e.seg.open(name, params, e.me_local); err != errc::success) return err;
+    }
+    e.seg.mapped();
     e.seg.touch_incoming();
     e.seg.area(e.me_local).asym_fence.store(core::asym_fence_register() ? 1 : 0, std::memory_order_relaxed);
     if (errc err = R.pmi.barrier(); err != errc::success) return err;
@@ -950,7 +959,6 @@ errc engine_init() {
     bool all = true;
     for (uint32_t l = 0; l < nlocal; ++l) all = all && e.seg.area(l).asym_fence.load(std::memory_order_relaxed) == 1;
     core::asym_fence_on = all;
-    if (e.me_local == 0) e.seg.unlink();
     e.shm = true;
     auto& mine = e.seg.area(e.me_local);
     core::progress_set_doorbell(&mine.doorbell, &mine.sleeping);
@@ -958,8 +966,10 @@ errc engine_init() {
   } else {
     // Alone on this host: the only producers are this process's own threads.
     core::asym_fence_on = core::asym_fence_register();
+    // PMI barriers are job-wide: as many as the ranks of hosts with a segment pass (two).
     if (R.use_ucx)
-      if (errc err = R.pmi.barrier(); err != errc::success) return err;
+      for (int b = 0; b < 2; ++b)
+        if (errc err = R.pmi.barrier(); err != errc::success) return err;
   }
   core::progress_add_poller(shm_poll);
   return errc::success;

@@ -63,6 +63,9 @@ const char* options_usage() {
          "  --pmi-trace            print every PMI request and reply on stderr\n"
          "  -genv VAR VALUE        set VAR=VALUE in the ranks' environment (also -env)\n"
          "  -x VAR[=VALUE]         set VAR=VALUE, or pass VAR from this environment\n"
+         "  --cleanup              remove what jobs of this user that are over (killed\n"
+         "                         with their launcher, or run by another launcher) left\n"
+         "                         in /dev/shm, and exit; live jobs are left alone\n"
          "  --help                 this text\n"
          "  --version              the version\n"
          "\n"
@@ -146,6 +149,8 @@ parse_outcome options_parse(int argc, char** argv, const char* env_timeout,
       }
     } else if (is_option(arg, {"--help", "-help", "-h"}, &value) && value == nullptr) {
       return parse_outcome::help;
+    } else if (is_option(arg, {"--cleanup"}, &value) && value == nullptr) {
+      return parse_outcome::cleanup;
     } else if (is_option(arg, {"--version", "-version"}, &value) && value == nullptr) {
       return parse_outcome::version;
     } else {

@@ -19,7 +19,7 @@ struct launch_options {
   std::vector<std::string> command;                       ///< program and its arguments
 };
 
-enum class parse_outcome { run, help, version, error };
+enum class parse_outcome { run, help, version, cleanup, error };
 
 /// Parses argv (argv[0] excluded); env_timeout is MPIEXEC_TIMEOUT or nullptr.
 /// On error, `error` says why.
