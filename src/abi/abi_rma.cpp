@@ -782,7 +782,9 @@ int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
   WIN_ENTRY(fn, win, w);
   return win_call(fn, w, [&] {
     core::errhandler* e = abi::to_errhandler(errhandler);
-    if (!e) return core::error_set(errc::arg, "invalid error handler");
+    if (!e)
+      return core::error_set(errc::errhandler, "invalid error handler handle %p (freed or never created)",
+                             static_cast<void*>(errhandler));
     if (e->for_session)
       return core::error_set(errc::arg, "the error handler was made by MPI_Session_create_errhandler");
     e->retain();

@@ -33,7 +33,7 @@ namespace {
 
 constexpr uint32_t session_magic = 0x53455331;  // "SES1"
 
-struct session {
+struct session : core::slab_allocated<session> {
   uint32_t magic = session_magic;
   core::errhandler* eh = nullptr;
   core::thread_level level = core::thread_level::single;
@@ -56,7 +56,7 @@ session* to_session(MPI_Session h) {
   }
   auto* s = reinterpret_cast<session*>(h);
   std::lock_guard<std::mutex> g(g_mutex);
-  if (abi::is_predefined(h) || !live().count(s)) {
+  if (abi::is_predefined(h) || !core::slab_holds<session>(s) || !live().count(s)) {
     (void)core::error_set(errc::session, "invalid session handle %p (finalized or never initialized)",
                           static_cast<void*>(h));
     return nullptr;

@@ -280,7 +280,7 @@ void complete_wait(queue* q, const op& o) {
 }
 
 bool queue_valid(const queue* q) {
-  return q && q->magic == queue_magic;
+  return core::slab_holds<queue>(q) && q->magic == queue_magic;
 }
 
 errc queue_create(queue_type t, void* external, queue** out) {

@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/slab.hpp"
 #include "queue/queue.hpp"
 
 namespace baton::queue {
@@ -83,7 +84,7 @@ struct executor {
 
 struct cuda_state;
 
-class queue {
+class queue : public core::slab_allocated<queue> {
  public:
   uint32_t magic = queue_magic;
   queue_type type = queue_type::standard;
@@ -96,6 +97,7 @@ class queue {
   executor* ex = nullptr;
   cuda_state* cu = nullptr;
 };
+
 
 // Executes one start / completes one wait (engine lock held).
 void execute_start(queue* q, request* r);

@@ -567,11 +567,8 @@ errc shm_setup(window* w) {
 
 }  // namespace
 
-bool win_valid(const window* w) {
-  if (!w) return false;
-  std::lock_guard<std::mutex> g(g_windows_m);
-  return g_windows.count(w) != 0;
-}
+// Windows live in their slab (core/slab.hpp): a range test, then the magic word (0 once freed).
+bool win_valid(const window* w) { return core::slab_holds<window>(w) && w->magic == win_magic; }
 
 errc win_create(core::comm* c, flavor fl, void* base, int64_t bytes, int64_t disp_unit,
                 const std::vector<std::pair<std::string, std::string>>& hints, window** out) {
@@ -663,10 +660,6 @@ errc win_create(core::comm* c, flavor fl, void* base, int64_t bytes, int64_t dis
     core::progress_add_poller(rma_poll);  // once: it ignores a poller already registered
     post_hdr(w);
   }
-  {
-    std::lock_guard<std::mutex> g(g_windows_m);
-    g_windows.insert(w);
-  }
   // An origin may send before its target has posted the header receive: the header waits in the
   // unexpected queue of the window's private context.
   *out = w;
@@ -687,10 +680,6 @@ errc win_free(window* w) {
   wait_for([w] { return w->sends_inflight == 0; });
   {
     core::engine_guard g;
-    {
-      std::lock_guard<std::mutex> lg(g_windows_m);
-      g_windows.erase(w);
-    }
     if (w->hdr_req) (void)p2p::cancel(w->hdr_req);
     // A cancelled receive completes at once (its callback deletes it).
     std::erase_if(g_ready, [w](const incoming& in) { return in.w == w; });

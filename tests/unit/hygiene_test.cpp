@@ -11,10 +11,12 @@
 #include <cstring>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "core/runtime.hpp"
 #include "core/shm_names.hpp"
 #include "core/shm_object.hpp"
+#include "core/slab.hpp"
 
 namespace names = baton::core::shm_names;
 using baton::core::errc;
@@ -107,3 +109,42 @@ TEST(ShmObject, RefusesAnotherUsersObject) {
   unlink(path.c_str());
 }
 
+namespace {
+struct thing : baton::core::slab_allocated<thing> {
+  uint32_t magic = 0x54484731;
+  char payload[200] = {};
+};
+}  // namespace
+
+TEST(Slab, HoldsOnlyItsObjects) {
+  thing* a = new thing;
+  thing* b = new thing;
+  EXPECT_TRUE(baton::core::slab_holds<thing>(a));
+  EXPECT_TRUE(baton::core::slab_holds<thing>(b));
+  EXPECT_FALSE(baton::core::slab_holds<thing>(reinterpret_cast<char*>(a) + 1));
+  EXPECT_FALSE(baton::core::slab_holds<thing>(reinterpret_cast<char*>(a) + 64));
+  int local = 0;
+  EXPECT_FALSE(baton::core::slab_holds<thing>(&local));
+  EXPECT_FALSE(baton::core::slab_holds<thing>(nullptr));
+  EXPECT_FALSE(baton::core::slab_holds<thing>(reinterpret_cast<void*>(0xdeadbeefdeadbeefULL)));
+  void* heap = std::malloc(256);
+  EXPECT_FALSE(baton::core::slab_holds<thing>(heap));
+  std::free(heap);
+  delete b;
+  // A freed object is still in the slab, and reads as zeros: its magic is gone.
+  EXPECT_TRUE(baton::core::slab_holds<thing>(b));
+  EXPECT_NE(b->magic, 0x54484731u);
+  // b's slot is reused only after 64 newer frees (quarantine): the stale handle keeps failing.
+  std::vector<thing*> more;
+  for (int i = 0; i < 64; ++i) {
+    more.push_back(new thing);
+    EXPECT_NE(more.back(), b);
+  }
+  for (thing* t : more) delete t;
+  EXPECT_NE(b->magic, 0x54484731u);
+  thing* c = new thing;  // the oldest freed slot: b's
+  EXPECT_EQ(c, b);
+  EXPECT_EQ(c->magic, 0x54484731u);
+  delete a;
+  delete c;
+}

@@ -46,3 +46,7 @@ endforeach()
 # (Needs root to act as another user; otherwise it passes saying why it checked nothing.)
 add_mpi_test(NAME hygiene_planted SOURCES hygiene_planted.c NP 1 2 4 TIMEOUT 60 LABELS hygiene)
 
+
+# Garbage handles of every kind (random, non-canonical, misaligned, freed, stack, heap, small
+# non-predefined values, another kind's handle) give the kind's error class instead of a crash.
+add_mpi_test(NAME hygiene_handles SOURCES hygiene_handles.c NP 1 2 TIMEOUT 60 LABELS hygiene)
