@@ -46,6 +46,9 @@ endforeach()
 # (Needs root to act as another user; otherwise it passes saying why it checked nothing.)
 add_mpi_test(NAME hygiene_planted SOURCES hygiene_planted.c NP 1 2 4 TIMEOUT 60 LABELS hygiene)
 
+# MPI_Queue_free refuses a queue with an enqueued start that has no enqueued wait (MPI_ERR_ARG),
+# and the queue stays usable.
+add_mpi_test(NAME hygiene_queue_free_unwaited SOURCES queue_free_unwaited.c NP 1 2 TIMEOUT 60 LABELS hygiene queue)
 
 # Garbage handles of every kind (random, non-canonical, misaligned, freed, stack, heap, small
 # non-predefined values, another kind's handle) give the kind's error class instead of a crash.
