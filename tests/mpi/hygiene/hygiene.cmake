@@ -49,6 +49,9 @@ add_mpi_test(NAME hygiene_planted SOURCES hygiene_planted.c NP 1 2 4 TIMEOUT 60 
 # MPI_Queue_free refuses a queue with an enqueued start that has no enqueued wait (MPI_ERR_ARG),
 # and the queue stays usable.
 add_mpi_test(NAME hygiene_queue_free_unwaited SOURCES queue_free_unwaited.c NP 1 2 TIMEOUT 60 LABELS hygiene queue)
+# MPI_Win_shared_query of an empty segment gives a NULL base; MPI_Compare_and_swap takes MPI_CHAR.
+add_mpi_test(NAME hygiene_rma_shared_zero_cas_char SOURCES rma_shared_zero_cas_char.c NP 1 2 4 TIMEOUT 60
+             LABELS hygiene rma)
 
 # Garbage handles of every kind (random, non-canonical, misaligned, freed, stack, heap, small
 # non-predefined values, another kind's handle) give the kind's error class instead of a crash.
