@@ -211,25 +211,31 @@ errc persistent_init(const coll_args& args, const core::info* info, core::reques
       bool on = false;
       int root = -1;
       const char* buf = nullptr;
-      bool mine = false, split = false;
+      bool mine = false;
+      int64_t bytes = 0;
+      bool split = false;
       const char* recv = nullptr;
     } sc;
     const bool copies = a.kind == coll_kind::bcast || a.kind == coll_kind::allreduce || a.kind == coll_kind::alltoall;
     if (own && copies && std::strcmp(al->name, "shm") == 0 && shm::single_copy_enabled()) {
       auto at = [&a](const void* buf) { return static_cast<const char*>(buf) + a.type->true_lb(); };
       const int64_t bytes = a.count * a.type->size();
-      if (a.kind == coll_kind::bcast && bytes >= shm::single_copy_min) {
-        sc = {true, a.root, at(a.recvbuf), a.type->is_contiguous(), bytes >= shm::split_min, nullptr};
-      } else if (a.kind == coll_kind::allreduce && !a.in_place && bytes >= shm::reduce_single_copy_min) {
-        sc = {true, -1, at(a.sendbuf), shm::single_copy_reducible(a.type), false, at(a.recvbuf)};
-      } else if (a.kind == coll_kind::alltoall && !a.in_place &&
-                 c->size * a.rcount * a.rtype->size() >= shm::single_copy_min) {
-        sc = {true, -1, at(a.sendbuf), a.type->is_contiguous() && a.rtype->is_contiguous(), false, nullptr};
+      // Thresholds on the region's buffer size, the same on every rank (the region's setup
+      // agreed on it), never on this rank's own count: ranks whose counts disagree must still
+      // all take part in region_single_copy's collectives, or none.
+      const int64_t agreed = own->small;
+      if (a.kind == coll_kind::bcast && agreed >= shm::single_copy_min) {
+        sc = {true, a.root, at(a.recvbuf), a.type->is_contiguous(), bytes, agreed >= shm::split_min, nullptr};
+      } else if (a.kind == coll_kind::allreduce && !a.in_place && agreed >= shm::reduce_single_copy_min) {
+        sc = {true, -1, at(a.sendbuf), shm::single_copy_reducible(a.type), bytes, false, at(a.recvbuf)};
+      } else if (a.kind == coll_kind::alltoall && !a.in_place && agreed >= shm::single_copy_min) {
+        sc = {true, -1, at(a.sendbuf), a.type->is_contiguous() && a.rtype->is_contiguous(), a.rcount * a.rtype->size(),
+              false, nullptr};
       }
     }
     if (sc.on) {
       g.unlock();
-      e = shm::region_single_copy(c, own, sc.root, sc.buf, sc.mine, sc.split, sc.recv);
+      e = shm::region_single_copy(c, own, sc.root, sc.buf, sc.mine, sc.bytes, sc.split, sc.recv);
       g.lock();
       if (e != errc::success) {
         shm::region_destroy(own);

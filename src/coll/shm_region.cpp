@@ -238,7 +238,7 @@ bool single_copy_enabled() {
   return on;
 }
 
-errc region_single_copy(core::comm* c, region* g, int root, const void* buf, bool mine, bool split,
+errc region_single_copy(core::comm* c, region* g, int root, const void* buf, bool mine, int64_t bytes, bool split,
                         const void* recv) {
   const bool off = !single_copy_enabled();
   // Each rank's pid and buffer address in its second done line, unused in-order.
@@ -246,6 +246,7 @@ errc region_single_copy(core::comm* c, region* g, int root, const void* buf, boo
   info[0] = uint64_t(::getpid());
   info[1] = reinterpret_cast<uint64_t>(buf);
   info[2] = reinterpret_cast<uint64_t>(recv);
+  info[3] = uint64_t(bytes);
   coll_args bar;
   bar.kind = coll_kind::barrier;
   bar.c = c;
@@ -261,6 +262,8 @@ errc region_single_copy(core::comm* c, region* g, int root, const void* buf, boo
     recvs[size_t(r)] = info_of(r)[2];
   }
   int32_t ok = mine && !off && g->nslots >= 2;
+  for (int r = 0; r < g->n && ok; ++r)
+    if ((root < 0 || r == root) && int64_t(info_of(r)[3]) != bytes) ok = 0;
   // The kernel checks the same permission for reading and writing another process's memory, so
   // a root that may read its receivers' buffers may also write them.
   for (int r = 0; r < g->n && ok; ++r) {

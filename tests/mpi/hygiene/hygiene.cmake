@@ -56,3 +56,37 @@ add_mpi_test(NAME hygiene_rma_shared_zero_cas_char SOURCES rma_shared_zero_cas_c
 # Garbage handles of every kind (random, non-canonical, misaligned, freed, stack, heap, small
 # non-predefined values, another kind's handle) give the kind's error class instead of a crash.
 add_mpi_test(NAME hygiene_handles SOURCES hygiene_handles.c NP 1 2 TIMEOUT 60 LABELS hygiene)
+
+# Collective argument mismatches: the rank whose buffer is smaller than what the others send gets
+# MPI_ERR_TRUNCATE (blocking, nonblocking, persistent), nothing is written past its buffer and the
+# communicator keeps working. Once with the default selection, then once per registry line of
+# src/coll/algorithms.def (BATON_<COLL>_ALGORITHM), so every algorithm is checked with every rank
+# running it.
+add_executable(hygiene_truncate ${CMAKE_CURRENT_LIST_DIR}/hygiene_truncate.c)
+target_link_libraries(hygiene_truncate PRIVATE mpi)
+target_include_directories(hygiene_truncate PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+set_target_properties(hygiene_truncate PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/mpi)
+function(add_hygiene_truncate name coll env)
+  foreach(np IN LISTS ARGN)
+    add_test(NAME ${name}.np${np} COMMAND ${CMAKE_BINARY_DIR}/bin/mpiexec -n ${np} --timeout 60
+                                          $<TARGET_FILE:hygiene_truncate> ${coll})
+    set_tests_properties(${name}.np${np} PROPERTIES TIMEOUT 75 LABELS "mpi;hygiene;coll;np${np}" PROCESSORS 1
+                         ENVIRONMENT "${env}")
+  endforeach()
+endfunction()
+set(hygiene_trunc_colls bcast reduce allreduce gather gatherv scatter scatterv allgather allgatherv alltoall
+    alltoallv reduce_scatter_block reduce_scatter scan exscan)
+foreach(coll IN LISTS hygiene_trunc_colls)
+  add_hygiene_truncate(hygiene_truncate_${coll} ${coll} "" 2 3 4)
+endforeach()
+file(STRINGS ${PROJECT_SOURCE_DIR}/src/coll/algorithms.def hygiene_alg_lines REGEX "^[ \t]*BATON_ALGORITHM[ \t]*\\(")
+foreach(line IN LISTS hygiene_alg_lines)
+  if(line MATCHES "BATON_ALGORITHM[ \t]*\\([ \t]*([a-z_]+)[ \t]*,[ \t]*([a-z0-9_]+)[ \t]*,")
+    set(coll ${CMAKE_MATCH_1})
+    set(alg ${CMAKE_MATCH_2})
+    if(coll IN_LIST hygiene_trunc_colls)
+      string(TOUPPER ${coll} coll_upper)
+      add_hygiene_truncate(hygiene_truncate_${coll}_${alg} ${coll} BATON_${coll_upper}_ALGORITHM=${alg} 3 4)
+    endif()
+  endif()
+endforeach()
