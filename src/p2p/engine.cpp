@@ -909,6 +909,8 @@ void finish_send_if_done(request* r) {
   complete_request(r);
 }
 
+void stall_describer_register();  // stall_describe.cpp: what this rank waits on, for the watchdog
+
 errc engine_init() {
   g_engine = new engine;
   engine& e = *g_engine;
@@ -972,6 +974,7 @@ errc engine_init() {
         if (errc err = R.pmi.barrier(); err != errc::success) return err;
   }
   core::progress_add_poller(shm_poll);
+  stall_describer_register();
   return errc::success;
 }
 

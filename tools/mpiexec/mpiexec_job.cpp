@@ -153,6 +153,9 @@ bool job::job_setup() {
   h.warn = [this](int r, std::string_view what) {
     job_say("mpiexec: rank " + std::to_string(r) + ": " + std::string(what));
   };
+  h.stall = [this](int r, double seconds, std::string_view what) {
+    watchdog_.stall_report(r, seconds, what, clock::now());
+  };
   pmi_ = std::make_unique<pmi_server>(opts_.np, "kvs_" + jobid_, std::move(h));
 
   if (opts_.timeout_s > 0)
@@ -505,7 +508,7 @@ void job::job_loop() {
     }
 
     int timeout_ms = -1;
-    for (const auto& d : {timeout_at_, kill_at_, drain_until_}) {
+    for (const auto& d : {timeout_at_, kill_at_, drain_until_, watchdog_.stall_due()}) {
       if (!d) continue;
       auto ms = std::chrono::ceil<std::chrono::milliseconds>(*d - now).count();
       ms = std::max<decltype(ms)>(ms, 0);
@@ -544,6 +547,8 @@ void job::job_loop() {
     }
 
     now = clock::now();
+    watchdog_.stall_flush(
+        now, opts_.np, [this](int r) { return !ranks_[r].exited; }, [this](const std::string& l) { job_say(l); });
     if (timeout_at_ && now >= *timeout_at_ && live_ranks_ > 0) {
       timeout_at_.reset();
       job_fail(exit_timeout, "mpiexec: job timed out after " + opts_.timeout_text + " s");

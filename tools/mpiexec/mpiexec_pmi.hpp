@@ -32,6 +32,8 @@ class pmi_server {
     std::function<void(int, std::string_view)> send;
     std::function<void(int, int, std::string_view)> abort;
     std::function<void(int, std::string_view)> warn;
+    /// `cmd=stall rank=R seconds=S what=<text>` (no reply): the stall watchdog's report.
+    std::function<void(int, double, std::string_view)> stall;
   };
 
   pmi_server(int size, std::string kvsname, hooks h);

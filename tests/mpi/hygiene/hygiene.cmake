@@ -57,6 +57,32 @@ add_mpi_test(NAME hygiene_rma_shared_zero_cas_char SOURCES rma_shared_zero_cas_c
 # non-predefined values, another kind's handle) give the kind's error class instead of a crash.
 add_mpi_test(NAME hygiene_handles SOURCES hygiene_handles.c NP 1 2 TIMEOUT 60 LABELS hygiene)
 
+# The stall watchdog: with BATON_STALL_WARN=1, a deadlock makes mpiexec print what each rank waits
+# on (operation, peer, tag, communicator) and which ranks are not in MPI; --timeout still ends it.
+add_executable(hygiene_stall ${CMAKE_CURRENT_LIST_DIR}/hygiene_stall.c)
+target_link_libraries(hygiene_stall PRIVATE mpi)
+set_target_properties(hygiene_stall PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/mpi)
+set(hygiene_check sh ${PROJECT_SOURCE_DIR}/tools/mpiexec/test/check.sh)
+add_test(NAME hygiene.stall.recv
+         COMMAND ${hygiene_check} --rc 124
+           --err [=[^mpiexec: no progress for [0-9]+ s \(BATON_STALL_WARN\); what the ranks wait on:$]=]
+           --err [=[^mpiexec:   rank 0: receive from rank 1, tag 7, on MPI_COMM_WORLD]=]
+           --err [=[^mpiexec:   rank 1: receive from rank 0, tag 8, on MPI_COMM_WORLD]=]
+           --err [=[^mpiexec:   ranks 2, 3: no report \(not waiting inside MPI]=]
+           --err [=[^mpiexec: job timed out after 6 s$]=]
+           -- env BATON_STALL_WARN=1 ${CMAKE_BINARY_DIR}/bin/mpiexec --timeout 6 -n 4 $<TARGET_FILE:hygiene_stall> recv)
+add_test(NAME hygiene.stall.coll
+         COMMAND ${hygiene_check} --rc 124
+           --err [=[^mpiexec:   rank 0: blocking shared-memory collective \(run [0-9]+\) on MPI_COMM_WORLD: waiting for rank 2 to arrive]=]
+           --err [=[^mpiexec:   rank 2: no report]=]
+           -- env BATON_STALL_WARN=1 ${CMAKE_BINARY_DIR}/bin/mpiexec --timeout 6 -n 3 $<TARGET_FILE:hygiene_stall> coll)
+# No watchdog line before BATON_STALL_WARN seconds: a job shorter than that prints nothing.
+add_test(NAME hygiene.stall.quiet
+         COMMAND ${hygiene_check} --rc 124 --no-err [=[no progress]=] --err [=[timed out after 2 s]=]
+           -- env BATON_STALL_WARN=30 ${CMAKE_BINARY_DIR}/bin/mpiexec --timeout 2 -n 2 $<TARGET_FILE:hygiene_stall> recv)
+set_tests_properties(hygiene.stall.recv hygiene.stall.coll hygiene.stall.quiet PROPERTIES TIMEOUT 30
+                     LABELS "mpi;hygiene" PROCESSORS 1)
+
 # Collective argument mismatches: the rank whose buffer is smaller than what the others send gets
 # MPI_ERR_TRUNCATE (blocking, nonblocking, persistent), nothing is written past its buffer and the
 # communicator keeps working. Once with the default selection, then once per registry line of
