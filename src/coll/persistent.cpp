@@ -1,5 +1,6 @@
 #include "coll/persistent.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <string>
@@ -8,6 +9,7 @@
 #include "core/comm.hpp"
 #include "core/datatype.hpp"
 #include "core/info.hpp"
+#include "core/op.hpp"
 #include "core/progress.hpp"
 #include "core/runtime.hpp"
 
@@ -163,6 +165,54 @@ errc choose(const coll_args& a, const core::info* info, const algorithm** out, b
 
 }  // namespace
 
+namespace {
+// The bytes a rank contributes or receives per block where MPI wants every rank to pass the same
+// (-1: the collective has per-rank counts, or no such rule).
+int64_t block_bytes(const coll_args& a, int64_t* other) {
+  *other = -1;
+  switch (a.kind) {
+    case coll_kind::bcast:
+    case coll_kind::reduce:
+    case coll_kind::allreduce:
+    case coll_kind::scan:
+    case coll_kind::exscan:
+    case coll_kind::reduce_scatter_block:
+      return a.count * a.type->size();
+    case coll_kind::alltoall:
+      *other = a.rcount * a.rtype->size();
+      return a.count * a.type->size();
+    default:
+      return -1;
+  }
+}
+
+// Ranks whose counts disagree would select algorithms by their own counts, and ranks on both
+// sides of a threshold would run plans that never meet: the first start would hang. A persistent
+// init can afford what a blocking call cannot, one agreement (an 8-byte allreduce): where every
+// rank must pass the same block, all refuse such an init alike (the counters below stay in step).
+errc agree_blocks(const coll_args& a) {
+  int64_t other = -1;
+  const int64_t mine = block_bytes(a, &other);
+  if (mine < 0 || a.c->inter) return errc::success;
+  const int64_t lo = other >= 0 ? std::min(mine, other) : mine, hi = std::max(mine, other);
+  int64_t v[2] = {hi, -lo}, all[2] = {0, 0};
+  coll_args ar;
+  ar.kind = coll_kind::allreduce;
+  ar.c = a.c;
+  ar.sendbuf = v;
+  ar.recvbuf = all;
+  ar.count = 2;
+  ar.type = core::predefined_datatype(0x258);  // MPI_INT64_T
+  ar.op = core::predefined_op(core::op_kind::max);
+  if (errc e = run_blocking(ar); e != errc::success) return e;
+  if (all[0] == -all[1]) return errc::success;
+  return core::error_set(errc::truncate,
+                         "the ranks' counts or types disagree: blocks of %lld to %lld bytes (this rank: %lld); "
+                         "every rank of a %s must pass the same",
+                         (long long)-all[1], (long long)all[0], (long long)mine, coll_name(a.kind));
+}
+}  // namespace
+
 errc persistent_init(const coll_args& args, const core::info* info, core::request** out) {
   coll_args a = args;
   a.persistent = true;
@@ -175,6 +225,7 @@ errc persistent_init(const coll_args& args, const core::info* info, core::reques
   // Intercommunicator algorithms have no shared-memory steps.
   if (!a.c->inter && c->coll_shm_state == shm::state_none)
     if (errc e = shm::region_setup(c); e != errc::success) return e;
+  if (errc e = agree_blocks(a); e != errc::success) return e;
   core::engine_guard g;
   // Both counters advance identically on every rank, errors below included.
   ++c->coll_seq;

@@ -88,6 +88,10 @@ set_tests_properties(hygiene.stall.recv hygiene.stall.coll hygiene.stall.quiet P
 # communicator keeps working. Once with the default selection, then once per registry line of
 # src/coll/algorithms.def (BATON_<COLL>_ALGORITHM), so every algorithm is checked with every rank
 # running it.
+# Persistent collectives whose counts disagree across a selection threshold are refused at init
+# on every rank (MPI_ERR_TRUNCATE) instead of hanging at the first start.
+add_mpi_test(NAME hygiene_persistent_diverge SOURCES hygiene_persistent_diverge.c NP 1 2 3 4 TIMEOUT 60
+             LABELS hygiene coll)
 add_executable(hygiene_truncate ${CMAKE_CURRENT_LIST_DIR}/hygiene_truncate.c)
 target_link_libraries(hygiene_truncate PRIVATE mpi)
 target_include_directories(hygiene_truncate PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
