@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstring>
 #include <new>
 
@@ -9,6 +10,7 @@ namespace baton::core {
 
 namespace {
 constexpr size_t grow_bytes = size_t{64} * 1024;  // made read-write at a time (at least)
+constexpr size_t page = 4096;
 }
 
 void slab::grow() {
@@ -19,13 +21,13 @@ void slab::grow() {
     base = reinterpret_cast<uintptr_t>(p);
     base_.store(base, std::memory_order_relaxed);
   }
-  const size_t limit = limit_.load(std::memory_order_relaxed);
-  size_t step = grow_bytes > stride_ ? grow_bytes : stride_;
-  step = (step + stride_ - 1) / stride_ * stride_;  // whole objects only
-  if (limit + step > reserve_) throw std::bad_alloc();
-  if (::mprotect(reinterpret_cast<void*>(base + limit), step, PROT_READ | PROT_WRITE) != 0) throw std::bad_alloc();
+  // mprotect works on whole pages; the limit holds() tests is the whole objects below them.
+  const size_t step = (std::max(grow_bytes, stride_) + page - 1) / page * page;
+  if (mapped_ + step > reserve_) throw std::bad_alloc();
+  if (::mprotect(reinterpret_cast<void*>(base + mapped_), step, PROT_READ | PROT_WRITE) != 0) throw std::bad_alloc();
+  mapped_ += step;
   // Release: a thread that sees the new limit in holds() sees the mapping (and its zeros).
-  limit_.store(limit + step, std::memory_order_release);
+  limit_.store(mapped_ / stride_ * stride_, std::memory_order_release);
 }
 
 void* slab::alloc() {

@@ -48,7 +48,8 @@ class slab {
   const size_t stride_, reserve_;
   std::mutex m_;
   std::atomic<uintptr_t> base_{0};
-  std::atomic<size_t> limit_{0};  // bytes from base_ that are mapped read-write
+  std::atomic<size_t> limit_{0};  // bytes from base_ holding whole object slots, all mapped
+  size_t mapped_ = 0;             // bytes from base_ that are mapped read-write (whole pages)
   size_t used_ = 0;               // bytes carved into objects
   free_node* free_head_ = nullptr;  // freed slots, oldest first
   free_node* free_tail_ = nullptr;

@@ -148,3 +148,23 @@ TEST(Slab, HoldsOnlyItsObjects) {
   delete a;
   delete c;
 }
+
+// Objects whose stride does not divide a page (320 bytes here) across many growth steps: every
+// slot stays readable and recognised (a growth step once started off a page boundary).
+namespace {
+struct odd : baton::core::slab_allocated<odd> {
+  uint32_t magic = 0x4f444431;
+  char payload[300] = {};
+};
+}  // namespace
+
+TEST(Slab, GrowsPastManyPages) {
+  static_assert(baton::core::slab_traits<odd>::stride == 320);
+  std::vector<odd*> v;
+  for (int i = 0; i < 5000; ++i) {
+    v.push_back(new odd);
+    ASSERT_TRUE(baton::core::slab_holds<odd>(v.back()));
+  }
+  for (odd* o : v) EXPECT_EQ(o->magic, 0x4f444431u);
+  for (odd* o : v) delete o;
+}
