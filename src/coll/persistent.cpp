@@ -170,6 +170,7 @@ namespace {
 // (-1: the collective has per-rank counts, or no such rule).
 int64_t block_bytes(const coll_args& a, int64_t* other) {
   *other = -1;
+  if (a.c->inter || a.type == nullptr) return -1;  // intercommunicators: per-group rules
   switch (a.kind) {
     case coll_kind::bcast:
     case coll_kind::reduce:
@@ -179,7 +180,7 @@ int64_t block_bytes(const coll_args& a, int64_t* other) {
     case coll_kind::reduce_scatter_block:
       return a.count * a.type->size();
     case coll_kind::alltoall:
-      *other = a.rcount * a.rtype->size();
+      *other = a.rtype != nullptr ? a.rcount * a.rtype->size() : -1;
       return a.count * a.type->size();
     default:
       return -1;
@@ -193,7 +194,7 @@ int64_t block_bytes(const coll_args& a, int64_t* other) {
 errc agree_blocks(const coll_args& a) {
   int64_t other = -1;
   const int64_t mine = block_bytes(a, &other);
-  if (mine < 0 || a.c->inter) return errc::success;
+  if (mine < 0) return errc::success;
   const int64_t lo = other >= 0 ? std::min(mine, other) : mine, hi = std::max(mine, other);
   int64_t v[2] = {hi, -lo}, all[2] = {0, 0};
   coll_args ar;
