@@ -6,6 +6,10 @@
 #include <cstring>
 #include <new>
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/lsan_interface.h>
+#endif
+
 namespace baton::core {
 
 namespace {
@@ -20,6 +24,11 @@ void slab::grow() {
     if (p == MAP_FAILED) throw std::bad_alloc();
     base = reinterpret_cast<uintptr_t>(p);
     base_.store(base, std::memory_order_relaxed);
+#if defined(__SANITIZE_ADDRESS__)
+    // Objects here hold heap pointers (names, vectors): LeakSanitizer must scan the arena as it
+    // scans the heap, or everything a live communicator owns would be reported as leaked.
+    __lsan_register_root_region(p, reserve_);
+#endif
   }
   // mprotect works on whole pages; the limit holds() tests is the whole objects below them.
   const size_t step = (std::max(grow_bytes, stride_) + page - 1) / page * page;
