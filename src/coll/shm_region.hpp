@@ -181,13 +181,16 @@ struct region {
   // which the flag's store releases: no extra cache line), and a reader compares them with what
   // it expects before using the data. A reader that would get more than it posted fails with
   // MPI_ERR_TRUNCATE, never cuts silently; data is always found at the publisher's own size.
-  void put_bytes(uint64_t q, int64_t bytes) const {
-    *reinterpret_cast<int64_t*>(reinterpret_cast<char*>(&arrived(me, slot_of(q))) + 8) = bytes;
+  // The forms taking the flag itself spare the hot paths recomputing its address.
+  static void put_bytes(std::atomic<uint64_t>& flag, int64_t bytes) {
+    *reinterpret_cast<int64_t*>(reinterpret_cast<char*>(&flag) + 8) = bytes;
   }
+  static int64_t bytes_at(const std::atomic<uint64_t>& flag) {
+    return *reinterpret_cast<const int64_t*>(reinterpret_cast<const char*>(&flag) + 8);
+  }
+  void put_bytes(uint64_t q, int64_t bytes) const { put_bytes(arrived(me, slot_of(q)), bytes); }
   // Rank r's bytes in run q (read after has_arrived / all_arrived showed its flag).
-  int64_t bytes_of(int r, uint64_t q) const {
-    return *reinterpret_cast<const int64_t*>(reinterpret_cast<const char*>(&arrived(r, slot_of(q))) + 8);
-  }
+  int64_t bytes_of(int r, uint64_t q) const { return bytes_at(arrived(r, slot_of(q))); }
   bool has_arrived(int r, uint64_t q) const {
     return arrived(r, slot_of(q)).load(std::memory_order_acquire) >= q;
   }

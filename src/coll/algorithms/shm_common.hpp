@@ -52,10 +52,11 @@ inline bool publish_input(const poll_ctx& x, const step& s, bool finished) {
   const int64_t bytes = s.count * s.type->size();
   if (!g.slot_free(x.seq, bytes)) return false;
   const int sl = g.slot_of(x.seq);
+  std::atomic<uint64_t>& flag = g.arrived(g.me, sl);
   pack_into(g.data(g.me, x.seq, bytes), x.address(s.a), s.count, s.type);
-  g.put_bytes(x.seq, bytes);
+  region::put_bytes(flag, bytes);
   if (finished) g.done(g.me, sl).store(x.seq, std::memory_order_relaxed);
-  g.publish(g.arrived(g.me, sl), x.seq);
+  g.publish(flag, x.seq);
   return true;
 }
 
