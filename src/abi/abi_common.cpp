@@ -51,7 +51,7 @@ core::comm* to_comm(MPI_Comm h) {
     return nullptr;
   }
   auto* c = reinterpret_cast<core::comm*>(h);
-  if (c->magic != core::comm_magic) {
+  if (!core::slab_holds<core::comm>(c) || c->magic != core::comm_magic) {
     (void)core::error_set(errc::comm, "invalid communicator handle %p (freed or never created)", static_cast<void*>(h));
     return nullptr;
   }
@@ -86,7 +86,7 @@ const core::datatype* to_type(MPI_Datatype h) {
 
 errc check_request(MPI_Request h, core::request** out) {
   *out = to_request(h);
-  if (*out && (is_predefined(h) || (*out)->magic != core::request_magic)) {
+  if (*out && (!core::slab_holds<core::request>(*out) || (*out)->magic != core::request_magic)) {
     *out = nullptr;
     return core::error_set(errc::request, "invalid request handle %p (freed or never created)", static_cast<void*>(h));
   }
@@ -99,7 +99,7 @@ core::errhandler* to_errhandler(MPI_Errhandler h) {
   if (h == MPI_ERRORS_ABORT) return core::errhandler_predefined(core::errhandler_kind::abort);
   if (h == MPI_ERRHANDLER_NULL || is_predefined(h)) return nullptr;
   auto* e = reinterpret_cast<core::errhandler*>(h);
-  return e->magic == 0x45524831 ? e : nullptr;
+  return core::slab_holds<core::errhandler>(e) && e->magic == 0x45524831 ? e : nullptr;
 }
 
 MPI_Errhandler to_handle(core::errhandler* e) {

@@ -383,8 +383,9 @@ int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
   if (!c) return abi::raise("MPI_Comm_set_errhandler", nullptr, errc::comm);
   core::errhandler* e = abi::to_errhandler(errhandler);
   if (!e) {
-    (void)core::error_set(errc::arg, "invalid error handler");
-    return abi::raise("MPI_Comm_set_errhandler", c, errc::arg);
+    (void)core::error_set(errc::errhandler, "invalid error handler handle %p (freed or never created)",
+                          static_cast<void*>(errhandler));
+    return abi::raise("MPI_Comm_set_errhandler", c, errc::errhandler);
   }
   if (e->for_session) {
     (void)core::error_set(errc::arg, "the error handler was made by MPI_Session_create_errhandler: a communicator "
@@ -410,8 +411,9 @@ int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
 int MPI_Errhandler_free(MPI_Errhandler* errhandler) {
   core::errhandler* e = abi::to_errhandler(*errhandler);
   if (!e) {
-    (void)core::error_set(errc::arg, "invalid error handler");
-    return abi::raise("MPI_Errhandler_free", nullptr, errc::arg);
+    (void)core::error_set(errc::errhandler, "invalid error handler handle %p (freed or never created)",
+                          static_cast<void*>(*errhandler));
+    return abi::raise("MPI_Errhandler_free", nullptr, errc::errhandler);
   }
   e->release();
   *errhandler = MPI_ERRHANDLER_NULL;

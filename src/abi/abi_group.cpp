@@ -19,7 +19,7 @@ core::group* to_group(MPI_Group h) {
     return nullptr;
   }
   auto* g = reinterpret_cast<core::group*>(h);
-  if (g->magic != core::group_magic) {
+  if (!core::slab_holds<core::group>(g) || g->magic != core::group_magic) {
     (void)core::error_set(errc::group, "invalid group handle %p (freed or never created)", static_cast<void*>(h));
     return nullptr;
   }

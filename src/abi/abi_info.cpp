@@ -21,7 +21,7 @@ core::info* to_info(MPI_Info h) {
     return nullptr;
   }
   auto* i = reinterpret_cast<core::info*>(h);
-  if (i->magic != core::info_magic) {
+  if (!core::slab_holds<core::info>(i) || i->magic != core::info_magic) {
     (void)core::error_set(errc::info, "invalid info handle %p (freed or never created)", static_cast<void*>(h));
     return nullptr;
   }

@@ -117,7 +117,7 @@ int match_nonblocking(const char* fn, int count, MPI_Request* reqs, MPI_Request*
   bool ok = count == 0 || reqs;
   for (int i = 0; ok && i < count; ++i) {
     core::request* r = abi::to_request(reqs[i]);
-    if (!r || abi::is_predefined(reqs[i]) || r->magic != core::request_magic) {
+    if (!r || !core::slab_holds<core::request>(r) || r->magic != core::request_magic) {
       ok = false;
       break;
     }

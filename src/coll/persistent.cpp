@@ -1,5 +1,6 @@
 #include "coll/persistent.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <string>
@@ -8,6 +9,7 @@
 #include "core/comm.hpp"
 #include "core/datatype.hpp"
 #include "core/info.hpp"
+#include "core/op.hpp"
 #include "core/progress.hpp"
 #include "core/runtime.hpp"
 
@@ -163,6 +165,55 @@ errc choose(const coll_args& a, const core::info* info, const algorithm** out, b
 
 }  // namespace
 
+namespace {
+// The bytes a rank contributes or receives per block where MPI wants every rank to pass the same
+// (-1: the collective has per-rank counts, or no such rule).
+int64_t block_bytes(const coll_args& a, int64_t* other) {
+  *other = -1;
+  if (a.c->inter || a.type == nullptr) return -1;  // intercommunicators: per-group rules
+  switch (a.kind) {
+    case coll_kind::bcast:
+    case coll_kind::reduce:
+    case coll_kind::allreduce:
+    case coll_kind::scan:
+    case coll_kind::exscan:
+    case coll_kind::reduce_scatter_block:
+      return a.count * a.type->size();
+    case coll_kind::alltoall:
+      *other = a.rtype != nullptr ? a.rcount * a.rtype->size() : -1;
+      return a.count * a.type->size();
+    default:
+      return -1;
+  }
+}
+
+// Ranks whose counts disagree would select algorithms by their own counts, and ranks on both
+// sides of a threshold would run plans that never meet: the first start would hang. A persistent
+// init can afford what a blocking call cannot, one agreement (an 8-byte allreduce): where every
+// rank must pass the same block, all refuse such an init alike (the counters below stay in step).
+errc agree_blocks(const coll_args& a) {
+  int64_t other = -1;
+  const int64_t mine = block_bytes(a, &other);
+  if (mine < 0) return errc::success;
+  const int64_t lo = other >= 0 ? std::min(mine, other) : mine, hi = std::max(mine, other);
+  int64_t v[2] = {hi, -lo}, all[2] = {0, 0};
+  coll_args ar;
+  ar.kind = coll_kind::allreduce;
+  ar.c = a.c;
+  ar.sendbuf = v;
+  ar.recvbuf = all;
+  ar.count = 2;
+  ar.type = core::predefined_datatype(0x258);  // MPI_INT64_T
+  ar.op = core::predefined_op(core::op_kind::max);
+  if (errc e = run_blocking(ar); e != errc::success) return e;
+  if (all[0] == -all[1]) return errc::success;
+  return core::error_set(errc::truncate,
+                         "the ranks' counts or types disagree: blocks of %lld to %lld bytes (this rank: %lld); "
+                         "every rank of a %s must pass the same",
+                         (long long)-all[1], (long long)all[0], (long long)mine, coll_name(a.kind));
+}
+}  // namespace
+
 errc persistent_init(const coll_args& args, const core::info* info, core::request** out) {
   coll_args a = args;
   a.persistent = true;
@@ -175,6 +226,7 @@ errc persistent_init(const coll_args& args, const core::info* info, core::reques
   // Intercommunicator algorithms have no shared-memory steps.
   if (!a.c->inter && c->coll_shm_state == shm::state_none)
     if (errc e = shm::region_setup(c); e != errc::success) return e;
+  if (errc e = agree_blocks(a); e != errc::success) return e;
   core::engine_guard g;
   // Both counters advance identically on every rank, errors below included.
   ++c->coll_seq;
@@ -211,25 +263,31 @@ errc persistent_init(const coll_args& args, const core::info* info, core::reques
       bool on = false;
       int root = -1;
       const char* buf = nullptr;
-      bool mine = false, split = false;
+      bool mine = false;
+      int64_t bytes = 0;
+      bool split = false;
       const char* recv = nullptr;
     } sc;
     const bool copies = a.kind == coll_kind::bcast || a.kind == coll_kind::allreduce || a.kind == coll_kind::alltoall;
     if (own && copies && std::strcmp(al->name, "shm") == 0 && shm::single_copy_enabled()) {
       auto at = [&a](const void* buf) { return static_cast<const char*>(buf) + a.type->true_lb(); };
       const int64_t bytes = a.count * a.type->size();
-      if (a.kind == coll_kind::bcast && bytes >= shm::single_copy_min) {
-        sc = {true, a.root, at(a.recvbuf), a.type->is_contiguous(), bytes >= shm::split_min, nullptr};
-      } else if (a.kind == coll_kind::allreduce && !a.in_place && bytes >= shm::reduce_single_copy_min) {
-        sc = {true, -1, at(a.sendbuf), shm::single_copy_reducible(a.type), false, at(a.recvbuf)};
-      } else if (a.kind == coll_kind::alltoall && !a.in_place &&
-                 c->size * a.rcount * a.rtype->size() >= shm::single_copy_min) {
-        sc = {true, -1, at(a.sendbuf), a.type->is_contiguous() && a.rtype->is_contiguous(), false, nullptr};
+      // Thresholds on the region's buffer size, the same on every rank (the region's setup
+      // agreed on it), never on this rank's own count: ranks whose counts disagree must still
+      // all take part in region_single_copy's collectives, or none.
+      const int64_t agreed = own->small;
+      if (a.kind == coll_kind::bcast && agreed >= shm::single_copy_min) {
+        sc = {true, a.root, at(a.recvbuf), a.type->is_contiguous(), bytes, agreed >= shm::split_min, nullptr};
+      } else if (a.kind == coll_kind::allreduce && !a.in_place && agreed >= shm::reduce_single_copy_min) {
+        sc = {true, -1, at(a.sendbuf), shm::single_copy_reducible(a.type), bytes, false, at(a.recvbuf)};
+      } else if (a.kind == coll_kind::alltoall && !a.in_place && agreed >= shm::single_copy_min) {
+        sc = {true, -1, at(a.sendbuf), a.type->is_contiguous() && a.rtype->is_contiguous(), a.rcount * a.rtype->size(),
+              false, nullptr};
       }
     }
     if (sc.on) {
       g.unlock();
-      e = shm::region_single_copy(c, own, sc.root, sc.buf, sc.mine, sc.split, sc.recv);
+      e = shm::region_single_copy(c, own, sc.root, sc.buf, sc.mine, sc.bytes, sc.split, sc.recv);
       g.lock();
       if (e != errc::success) {
         shm::region_destroy(own);

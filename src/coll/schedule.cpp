@@ -517,6 +517,27 @@ uint32_t run_ahead_briefly(const plan* p, const poll_ctx& ctx) {
 }
 }  // namespace
 
+namespace {
+// The blocking shared-memory collective this thread waits in (run_inline), for the stall
+// watchdog: the ranks whose flags of that run have not come.
+thread_local const poll_ctx* t_inline_wait = nullptr;
+
+void describe_inline_wait(std::string& out) {
+  const poll_ctx* x = t_inline_wait;
+  if (x == nullptr || x->g == nullptr) return;
+  const shm::region& g = *x->g;
+  std::string missing;
+  for (int r = 0; r < g.n; ++r)
+    if (!g.has_arrived(r, x->seq)) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
+  if (!out.empty()) out += "; ";
+  out += "blocking shared-memory collective (run " + std::to_string(x->seq) + ") on " +
+         (x->c->name.empty() ? "context " + std::to_string(x->c->ctx) : x->c->name) +
+         (missing.empty() ? ": every rank has arrived, waiting for them to finish"
+                          : ": waiting for rank" + std::string(missing.find(',') == std::string::npos ? " " : "s ") +
+                                missing + " to arrive");
+}
+}  // namespace
+
 errc run_inline(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf, core::engine_guard& g) {
   if (!p->runs_inline) return core::error_set(errc::intern, "a plan with messages cannot run inline");
   void* base[max_slots] = {const_cast<void*>(sendbuf), recvbuf};
@@ -526,7 +547,14 @@ errc run_inline(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf
   const uint32_t n = static_cast<uint32_t>(p->steps.size());
   for (uint32_t k = run_ahead(p, ctx); k < n; k = run_ahead(p, ctx, k + 1)) {
     const step& s = p->steps[k];
+    static const bool described = [] {
+      core::stall_add_describer(describe_inline_wait);
+      return true;
+    }();
+    (void)described;
+    t_inline_wait = &ctx;
     core::progress_wait(g, [&ctx, &s] { return s.fn(ctx, s); });
+    t_inline_wait = nullptr;
   }
   return error;
 }

@@ -1,6 +1,5 @@
 #include "coll/shm_region.hpp"
 
-#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -14,6 +13,7 @@
 #include "core/copy.hpp"
 #include "core/datatype.hpp"
 #include "core/op.hpp"
+#include "core/shm_object.hpp"
 #include "core/runtime.hpp"
 #include "p2p/p2p.hpp"
 
@@ -21,24 +21,12 @@ namespace baton::coll::shm {
 
 namespace {
 std::atomic<int> g_live{0}, g_persistent_live{0};
-std::atomic<uint32_t> g_next_id{0};  // MPI_THREAD_MULTIPLE: inits on several communicators at once
-
-// Segment name rank 0 of a communicator makes: its pid and a counter (`kind`: "coll" for the
-// communicator's region, "pers" for a persistent operation's).
-void segment_name(char* out, size_t len, const char* kind, int32_t pid, uint32_t id) {
-  std::snprintf(out, len, "/baton.%s.%d.%u", kind, int(pid), unsigned(id));
-}
 
 size_t region_bytes(int n, int nslots, int64_t small, int nlarge, size_t* small_off, size_t* large_off) {
   const size_t flags = size_t(2) * size_t(n) * size_t(nslots) * 64;
   *small_off = (flags + 4095) / 4096 * 4096;
   *large_off = *small_off + size_t(n) * size_t(nslots) * size_t(small);
   return *large_off + size_t(n) * size_t(nlarge) * size_t(slot_bytes);
-}
-
-char* map_fd(int fd, size_t bytes) {
-  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  return p == MAP_FAILED ? nullptr : static_cast<char*>(p);
 }
 
 void region_free(core::comm* c) {
@@ -74,31 +62,27 @@ errc agree_all(core::comm* c, int32_t mine, int32_t* all) {
 
 struct setup_info {
   int32_t ok;
-  int32_t pid;
-  uint32_t id;
-  uint32_t pad;
+  char name[124];  // core::shm_object names are far shorter
 };
 
-// Collective over c (all ranks on this host): rank 0 creates a segment of `bytes`, broadcasts its
-// name, every rank maps it, an allreduce agrees that all succeeded, rank 0 unlinks the name.
-// *base is the mapping on success, null on every rank when any rank failed. The collectives are
+// Collective over c (all ranks on this host): once every rank has joined, rank 0 creates a
+// segment of `bytes` (core::shm_create: unpredictable name, O_EXCL), broadcasts its name, every
+// rank maps it (owner checked), an allreduce agrees that all succeeded, rank 0 unlinks the name.
+// The barrier first keeps the name's life to those three steps however late a rank comes (a job
+// killed while waiting for one leaves nothing). *base is the mapping on success, null on every
+// rank when any rank failed (the communicator then runs without it). The collectives are
 // blocking ones on c; the caller does not hold the engine lock.
 errc segment_make(core::comm* c, const char* kind, size_t bytes, char** base_out) {
   *base_out = nullptr;
-  char name[64];
-  setup_info info{0, int32_t(::getpid()), 0, 0};
-  char* base = nullptr;
-  if (c->rank == 0) {
-    for (int attempt = 0; attempt < 8 && !base; ++attempt) {
-      info.id = g_next_id++;
-      segment_name(name, sizeof name, kind, info.pid, info.id);
-      const int fd = ::shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
-      if (fd < 0) continue;  // a stale name: try the next one
-      if (::ftruncate(fd, off_t(bytes)) == 0) base = map_fd(fd, bytes);
-      ::close(fd);
-      if (!base) ::shm_unlink(name);
-    }
-    info.ok = base != nullptr;
+  coll_args bar;
+  bar.kind = coll_kind::barrier;
+  bar.c = c;
+  if (errc e = run_blocking(bar); e != errc::success) return e;
+  setup_info info{};
+  core::shm_object obj;
+  if (c->rank == 0 && core::shm_create(kind, bytes, &obj) == errc::success && obj.name.size() < sizeof info.name) {
+    info.ok = 1;
+    std::memcpy(info.name, obj.name.c_str(), obj.name.size() + 1);
   }
 
   const core::datatype* byte = core::predefined_datatype(0x247);
@@ -111,21 +95,17 @@ errc segment_make(core::comm* c, const char* kind, size_t bytes, char** base_out
   bc.root = 0;
   errc e = run_blocking(bc);
   if (e == errc::success && c->rank != 0 && info.ok) {
-    segment_name(name, sizeof name, kind, info.pid, info.id);
-    const int fd = ::shm_open(name, O_RDWR, 0600);
-    if (fd >= 0) {
-      base = map_fd(fd, bytes);
-      ::close(fd);
-    }
+    info.name[sizeof info.name - 1] = 0;
+    (void)core::shm_open_checked(info.name, bytes, &obj);  // a failure shows in the agreement
   }
   int32_t all = 0;
-  if (e == errc::success) e = agree_all(c, base != nullptr, &all);
-  if (c->rank == 0 && info.ok) ::shm_unlink(name);  // every rank has opened it (or given up)
+  if (e == errc::success) e = agree_all(c, obj.base != nullptr, &all);
+  if (c->rank == 0) core::shm_unlink_name(obj);  // every rank has opened it (or given up)
   if (e != errc::success || !all) {
-    if (base) ::munmap(base, bytes);
+    core::shm_unmap(obj);
     return e;
   }
-  *base_out = base;
+  *base_out = obj.base;
   return errc::success;
 }
 
@@ -258,7 +238,7 @@ bool single_copy_enabled() {
   return on;
 }
 
-errc region_single_copy(core::comm* c, region* g, int root, const void* buf, bool mine, bool split,
+errc region_single_copy(core::comm* c, region* g, int root, const void* buf, bool mine, int64_t bytes, bool split,
                         const void* recv) {
   const bool off = !single_copy_enabled();
   // Each rank's pid and buffer address in its second done line, unused in-order.
@@ -266,6 +246,7 @@ errc region_single_copy(core::comm* c, region* g, int root, const void* buf, boo
   info[0] = uint64_t(::getpid());
   info[1] = reinterpret_cast<uint64_t>(buf);
   info[2] = reinterpret_cast<uint64_t>(recv);
+  info[3] = uint64_t(bytes);
   coll_args bar;
   bar.kind = coll_kind::barrier;
   bar.c = c;
@@ -281,6 +262,8 @@ errc region_single_copy(core::comm* c, region* g, int root, const void* buf, boo
     recvs[size_t(r)] = info_of(r)[2];
   }
   int32_t ok = mine && !off && g->nslots >= 2;
+  for (int r = 0; r < g->n && ok; ++r)
+    if ((root < 0 || r == root) && int64_t(info_of(r)[3]) != bytes) ok = 0;
   // The kernel checks the same permission for reading and writing another process's memory, so
   // a root that may read its receivers' buffers may also write them.
   for (int r = 0; r < g->n && ok; ++r) {

@@ -176,6 +176,21 @@ struct region {
     const auto* d = reinterpret_cast<const uint64_t*>(reinterpret_cast<const char*>(&arrived(r, slot_of(q))) + 16);
     return {int32_t(uint32_t(d[0])), d[1], d[2]};
   }
+  // Mismatch detection (docs/architecture.md, "Collective argument mismatches"): a publisher
+  // stores the bytes it moves in run q beside its arrived flag (bytes 8..15 of the flag's line,
+  // which the flag's store releases: no extra cache line), and a reader compares them with what
+  // it expects before using the data. A reader that would get more than it posted fails with
+  // MPI_ERR_TRUNCATE, never cuts silently; data is always found at the publisher's own size.
+  // The forms taking the flag itself spare the hot paths recomputing its address.
+  static void put_bytes(std::atomic<uint64_t>& flag, int64_t bytes) {
+    *reinterpret_cast<int64_t*>(reinterpret_cast<char*>(&flag) + 8) = bytes;
+  }
+  static int64_t bytes_at(const std::atomic<uint64_t>& flag) {
+    return *reinterpret_cast<const int64_t*>(reinterpret_cast<const char*>(&flag) + 8);
+  }
+  void put_bytes(uint64_t q, int64_t bytes) const { put_bytes(arrived(me, slot_of(q)), bytes); }
+  // Rank r's bytes in run q (read after has_arrived / all_arrived showed its flag).
+  int64_t bytes_of(int r, uint64_t q) const { return bytes_at(arrived(r, slot_of(q))); }
   bool has_arrived(int r, uint64_t q) const {
     return arrived(r, slot_of(q)).load(std::memory_order_acquire) >= q;
   }
@@ -271,8 +286,11 @@ constexpr int64_t dynamic_single_copy_a2a_min = int64_t{32} << 10;
 // A type whose elements lie back to back (k-th at true_lb + k * size), so that a range of elements
 // is a range of bytes: single-copy allreduce moves blocks of elements as bytes.
 inline bool single_copy_reducible(const core::datatype* t) { return t->is_contiguous() && t->extent() == t->size(); }
+// `bytes`: this rank's message (block, for an alltoall); single copy is agreed only where every
+// rank's equals the root's (every rank's, root = -1): a reader must never read or write past a
+// peer's buffer. Otherwise each start goes through the region, whose flags carry the sizes.
 [[nodiscard]] core::errc region_single_copy(core::comm* c, region* g, int root, const void* buf, bool mine,
-                                           bool split = false, const void* recv = nullptr);
+                                           int64_t bytes, bool split = false, const void* recv = nullptr);
 // Persistent regions live now in this process (tests).
 int persistent_regions_live();
 

@@ -55,6 +55,9 @@ errc session_close(session* s, errhandler** eh) {
 }
 
 bool session_valid(const session* s) {
+  // A range test first (sessions live in their slab, core/slab.hpp), so a made-up address is
+  // refused without touching the registry's ordering of foreign pointers.
+  if (!core::slab_holds<session>(s)) return false;
   std::lock_guard<std::mutex> g(g_mutex);
   return live().count(s) != 0;
 }

@@ -17,6 +17,7 @@
 #include "core/info.hpp"
 #include "core/runtime.hpp"
 #include "core/session_link.hpp"
+#include "core/slab.hpp"
 
 namespace baton::core {
 class errhandler;
@@ -30,7 +31,7 @@ using core::info;
 using core::session_link;
 using core::thread_level;
 
-struct session {
+struct session : core::slab_allocated<session> {
   static constexpr uint32_t live_magic = 0x53455331;  // "SES1"
   uint32_t magic = live_magic;
   errhandler* eh = nullptr;  // a reference held

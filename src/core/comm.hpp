@@ -16,6 +16,7 @@
 #include "core/attr.hpp"
 #include "core/error.hpp"
 #include "core/session_link.hpp"
+#include "core/slab.hpp"
 
 namespace baton::core {
 
@@ -26,7 +27,7 @@ constexpr uint32_t comm_magic = 0x434f4d31;  // "COM1"
 
 enum class errhandler_kind : uint8_t { fatal, ret, abort, user };
 
-class errhandler {
+class errhandler : public slab_allocated<errhandler> {
  public:
   uint32_t magic = 0x45524831;
   errhandler_kind kind = errhandler_kind::fatal;
@@ -39,7 +40,7 @@ class errhandler {
 };
 errhandler* errhandler_predefined(errhandler_kind k);
 
-class comm {
+class comm : public slab_allocated<comm> {
  public:
   uint32_t magic = comm_magic;
   uint32_t ctx = 0;       // point-to-point context; ctx + 1 is the collective context

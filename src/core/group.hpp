@@ -12,6 +12,7 @@
 
 #include "core/error.hpp"
 #include "core/session_link.hpp"
+#include "core/slab.hpp"
 
 namespace baton::core {
 
@@ -19,7 +20,7 @@ constexpr uint32_t group_magic = 0x47525031;  // "GRP1"
 
 enum class cmp_result : int { ident, congruent, similar, unequal };
 
-class group {
+class group : public slab_allocated<group> {
  public:
   uint32_t magic = group_magic;
   std::vector<int> world;  // group rank -> world rank

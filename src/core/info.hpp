@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/slab.hpp"
 
 namespace baton::core {
 
@@ -19,7 +20,7 @@ constexpr uint32_t info_magic = 0x494e4631;  // "INF1"
 constexpr size_t info_max_key = 256;         // MPI_MAX_INFO_KEY
 constexpr size_t info_max_value = 1024;      // MPI_MAX_INFO_VAL
 
-class info {
+class info : public slab_allocated<info> {
  public:
   uint32_t magic = info_magic;
   bool predefined = false;  // MPI_INFO_ENV: read-only, never freed

@@ -318,6 +318,19 @@ errc pmi_client::finalize() {
   return e;
 }
 
+bool pmi_client::baton_launcher() const {
+  const char* id = std::getenv("BATON_JOBID");
+  return kind_ == pmi_kind::pmi1 && fd_ >= 0 && id != nullptr && *id != '\0' && kvsname_ == std::string("kvs_") + id;
+}
+
+void pmi_client::notify(const std::string& line) {
+  if (!baton_launcher()) return;
+  std::string out = line;
+  for (char& c : out)
+    if (c == '\n') c = ' ';
+  (void)write_all(out + "\n");
+}
+
 void pmi_client::abort(int code, const std::string& message) {
   if (singleton()) return;
   if (kind_ == pmi_kind::pmix) return pmix::abort(code, message);

@@ -43,6 +43,12 @@ class pmi_client {
   [[nodiscard]] errc finalize();
   // Asks the launcher to end the whole job with exit code `code`; does not return if it works.
   void abort(int code, const std::string& message);
+  // Whether the launcher is Baton's mpiexec (PMI-1, BATON_JOBID set and naming this job): it
+  // accepts notify() and removes the job's shared-memory objects when the job ends.
+  bool baton_launcher() const;
+  // Baton's mpiexec only: one line that gets no reply (the stall watchdog's report); newlines in
+  // `line` become spaces.
+  void notify(const std::string& line);
 
   // Dynamic processes (pmi_dynamic.cpp). spawn asks the launcher to start the apps as one new
   // launch whose processes find `value` under `key` (spawned_value); errcodes gets one entry per

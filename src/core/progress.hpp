@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "core/runtime.hpp"
+#include "core/stall.hpp"
 
 namespace baton::core {
 
@@ -143,6 +144,8 @@ void progress_wait(engine_guard& guard, Done done) {
   } counted(thread);
   const backoff_policy& b = progress_backoff();
   uint64_t idle_since = 0;  // 0: progress was made on the last poll
+  uint64_t slept_since = 0;  // first wake-up from a sleep since the last progress (the watchdog)
+  bool warned = false;
   unsigned polls = 0;
   for (;;) {
     if (done()) return;
@@ -150,6 +153,8 @@ void progress_wait(engine_guard& guard, Done done) {
     if (done()) return;
     if (moved) {
       idle_since = 0;
+      slept_since = 0;
+      warned = false;
       continue;
     }
     // Read the clock only every 32 idle polls.
@@ -194,7 +199,18 @@ void progress_wait(engine_guard& guard, Done done) {
     }
     progress_disarm();
     // After a sleep, go back to yielding (not spinning) before sleeping again.
-    idle_since = progress_now_ns() - b.spin_ns;
+    const uint64_t now = progress_now_ns();
+    idle_since = now - b.spin_ns;
+    // The stall watchdog (core/stall.hpp): asleep this long without progress, say on what.
+    if (moved_late) {
+      slept_since = 0;
+      warned = false;
+    } else if (slept_since == 0) {
+      slept_since = now;
+    } else if (!warned && stall_warn_ns() != 0 && now - slept_since >= stall_warn_ns()) {
+      warned = true;
+      stall_report(now - slept_since);
+    }
   }
 }
 

@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "core/error.hpp"
+#include "core/slab.hpp"
 
 namespace baton::core {
 
@@ -49,7 +50,7 @@ struct request_ops {
   bool (*on_poll)(class request*) = nullptr;
 };
 
-class request {
+class request : public slab_allocated<request> {
  public:
   uint32_t magic = request_magic;
   req_kind kind = req_kind::send;

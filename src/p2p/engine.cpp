@@ -170,13 +170,19 @@ void finish_send_if_done(request* r) {
   complete_request(r);
 }
 
+void stall_describer_register();  // stall_describe.cpp: what this rank waits on, for the watchdog
+
+void stall_describer_register();  // stall_describe.cpp: what this rank waits on, for the watchdog
+
 errc engine_init() {
   g_engine = new engine;
   engine& e = *g_engine;
   core::runtime& R = core::rt();
   e.my_world = R.world_rank;
   uq_bufs_init(static_cast<uint32_t>(R.world_of_local.size()));
-  return transport::init();
+  if (errc err = transport::init(); err != errc::success) return err;
+  stall_describer_register();
+  return errc::success;
 }
 
 void engine_finalize() {

@@ -9,7 +9,7 @@ namespace baton::p2p {
 
 using core::req_status;
 
-struct message {
+struct message : core::slab_allocated<message> {
   uint32_t magic = message_magic;
   bool no_proc = false;
   unexpected* u = nullptr;
@@ -17,7 +17,11 @@ struct message {
 };
 
 namespace {
-message g_no_proc{message_magic, true, nullptr, nullptr};
+message g_no_proc = [] {
+  message m;
+  m.no_proc = true;
+  return m;
+}();
 
 void probe_status(const unexpected* u, req_status* st) {
   if (!st) return;
@@ -48,7 +52,8 @@ void null_status(req_status* st) {
 }  // namespace
 
 message* message_no_proc() { return &g_no_proc; }
-bool message_valid(const message* m) { return m && m->magic == message_magic; }
+// MPI_MESSAGE_NO_PROC is a predefined handle: every other message comes from the slab.
+bool message_valid(const message* m) { return m && core::slab_holds<message>(m) && m->magic == message_magic; }
 
 errc iprobe(int source, int tag, comm* c, bool* flag, req_status* st) {
   if (source == proc_null) {

@@ -270,6 +270,7 @@ inline void finish_wait(queue* q, request* r, void* status, status_writer w, boo
   r->active = false;
   if (++r->q_done == r->q_starts) {
     r->queue = nullptr;
+    q->bound.fetch_sub(1, std::memory_order_relaxed);
     r->q_starts = r->q_waits = r->q_done = 0;
   }
 }
@@ -280,7 +281,7 @@ void complete_wait(queue* q, const op& o) {
 }
 
 bool queue_valid(const queue* q) {
-  return q && q->magic == queue_magic;
+  return core::slab_holds<queue>(q) && q->magic == queue_magic;
 }
 
 errc queue_create(queue_type t, void* external, queue** out) {
@@ -317,11 +318,21 @@ errc queue_create(queue_type t, void* external, queue** out) {
 }
 
 errc queue_destroy(queue* q) {
+  // Checked first and again below (the executor or the poller may still finish a wait).
+  auto unwaited = [q] {
+    const uint32_t n = q->bound.load(std::memory_order_acquire);
+    return n == 0 ? errc::success
+                  : core::error_set(errc::arg,
+                                    "the queue is not empty: %u request%s an enqueued start without an enqueued wait "
+                                    "(MPI_Enqueue_wait, then MPI_Queue_fence first); the queue is still usable",
+                                    unsigned(n), n == 1 ? " has" : "s have");
+  };
   if (q->ex) {
     if (!executor_idle(q))
       return core::error_set(errc::arg,
                              "the queue is not empty: enqueued operations have not completed "
                              "(MPI_Queue_fence first)");
+    if (errc e = unwaited(); e != errc::success) return e;
     {
       std::lock_guard<std::mutex> lk(q->ex->m);
       q->ex->stop = true;
@@ -337,6 +348,7 @@ errc queue_destroy(queue* q) {
                              "the queue is not empty: %zu enqueued operations have not completed "
                              "(MPI_Queue_fence first)",
                              q->ops.size());
+    if (errc e = unwaited(); e != errc::success) return e;
     unlist(q);
     if (q->cu) cuda_destroy(q);
   }
@@ -377,7 +389,7 @@ errc enqueue_start(queue* q, request* const* rs, int n) {
     if (q->ops.empty()) {
       // Nothing earlier is pending: an enqueued start is MPI_Start (no operation record).
       for (int i = 0; i < n; ++i) {
-        rs[i]->queue = q;
+        bind(q, rs[i]);
         ++rs[i]->q_starts;
         execute_start(q, rs[i]);
       }
@@ -385,7 +397,7 @@ errc enqueue_start(queue* q, request* const* rs, int n) {
     }
     // The head is a wait whose request has not completed: the starts wait their turn.
     for (int i = 0; i < n; ++i) {
-      rs[i]->queue = q;
+      bind(q, rs[i]);
       ++rs[i]->q_starts;
       q->ops.emplace_back().r = rs[i];  // kind: start
     }
@@ -398,7 +410,7 @@ errc enqueue_start(queue* q, request* const* rs, int n) {
     if (errc e = cuda_record_starts(q, rs, n, &seq); e != errc::success) return e;
   }
   for (int i = 0; i < n; ++i) {
-    rs[i]->queue = q;
+    bind(q, rs[i]);
     ++rs[i]->q_starts;
   }
   if (q->type == queue_type::thread) {

@@ -1,6 +1,7 @@
 // Internal state of queues, shared by queue.cpp and queue_cuda.cpp.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -8,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/slab.hpp"
 #include "queue/queue.hpp"
 
 namespace baton::queue {
@@ -83,7 +85,7 @@ struct executor {
 
 struct cuda_state;
 
-class queue {
+class queue : public core::slab_allocated<queue> {
  public:
   uint32_t magic = queue_magic;
   queue_type type = queue_type::standard;
@@ -95,7 +97,17 @@ class queue {
   std::string async_message;
   executor* ex = nullptr;
   cuda_state* cu = nullptr;
+  // Requests bound to this queue (request::queue == this): an enqueued start whose wait has not
+  // completed. MPI_Queue_free refuses the queue while any is (a start without its wait would be
+  // left where no call can complete it).
+  std::atomic<uint32_t> bound{0};
 };
+
+// Binds r to q for an enqueued start (counted once per request, however many starts follow).
+inline void bind(queue* q, core::request* r) {
+  if (r->queue == nullptr) q->bound.fetch_add(1, std::memory_order_relaxed);
+  r->queue = q;
+}
 
 // Executes one start / completes one wait (engine lock held).
 void execute_start(queue* q, request* r);

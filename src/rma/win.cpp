@@ -25,6 +25,7 @@
 #include "core/progress.hpp"
 #include "core/request.hpp"
 #include "core/runtime.hpp"
+#include "core/shm_object.hpp"
 #include "p2p/p2p.hpp"
 #include "rma/win_internal.hpp"
 
@@ -32,8 +33,6 @@ namespace baton::rma {
 
 namespace detail {
 
-std::mutex g_windows_m;
-std::set<const window*> g_windows;
 
 std::vector<incoming> g_ready;
 
@@ -106,55 +105,50 @@ errc shm_setup(window* w) {
   }
   const size_t page = size_t(sysconf(_SC_PAGESIZE));
   w->shm_bytes = std::max<size_t>(page, (size_t(total) + page - 1) / page * page);
-  static std::atomic<uint32_t> counter{0};
   struct {
-    char name[64];
+    char name[124];
     int32_t err;
   } msg{};
   std::vector<int> m(size_t(w->size));
   std::iota(m.begin(), m.end(), 0);
+  core::shm_object obj;
   if (w->rank == 0) {
-    std::snprintf(msg.name, sizeof msg.name, "/baton-win-%d-%u", int(getpid()), counter.fetch_add(1));
-    int fd = shm_open(msg.name, O_CREAT | O_EXCL | O_RDWR, 0600);
-    if (fd < 0 || ftruncate(fd, off_t(w->shm_bytes)) != 0) {
-      msg.err = errno ? errno : EIO;
-      if (fd >= 0) {
-        close(fd);
-        shm_unlink(msg.name);
-      }
+    // core::shm_create: an unpredictable name under O_EXCL, so no file planted by anyone blocks it.
+    if (core::shm_create("win", w->shm_bytes, &obj) != errc::success || obj.name.size() >= sizeof msg.name) {
+      core::shm_unlink_name(obj);
+      core::shm_unmap(obj);
+      msg.err = 1;
+      std::snprintf(msg.name, sizeof msg.name, "%s", core::error_message().c_str());
     } else {
-      close(fd);
+      std::memcpy(msg.name, obj.name.c_str(), obj.name.size() + 1);
     }
   }
-  if (errc e = coll::bcast_among(w->c, m, w->rank, coll::comm_next_tag(w->c), &msg, sizeof msg); e != errc::success)
+  if (errc e = coll::bcast_among(w->c, m, w->rank, coll::comm_next_tag(w->c), &msg, sizeof msg); e != errc::success) {
+    core::shm_unlink_name(obj);
+    core::shm_unmap(obj);
     return e;
-  if (msg.err != 0)
-    return core::error_set(errc::rma_shared, "cannot create the shared segment of %zu bytes: %s", w->shm_bytes,
-                           std::strerror(msg.err));
-  int err = 0;
-  int fd = shm_open(msg.name, O_RDWR, 0600);
-  if (fd < 0) {
-    err = errno;
-  } else {
-    void* p = mmap(nullptr, w->shm_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
-    if (p == MAP_FAILED)
-      err = errno;
-    else
-      w->shm = p;
   }
+  msg.name[sizeof msg.name - 1] = 0;
+  if (msg.err != 0)
+    return core::error_set(errc::rma_shared, "cannot create the shared segment of %zu bytes: %s", w->shm_bytes, msg.name);
+  int32_t mine = 0;
+  std::string why;
+  if (w->rank != 0 && core::shm_open_checked(msg.name, w->shm_bytes, &obj) != errc::success) {
+    mine = 1;
+    why = ": " + core::error_message();
+  }
+  w->shm = obj.base;
   // Everyone has mapped it (or failed) before the name goes.
-  int32_t mine = err, all = 0;
   std::vector<int32_t> errs(size_t(w->size));
   errc e = coll::allgather_among(w->c, m, w->rank, coll::comm_next_tag(w->c), &mine, sizeof mine, errs.data());
-  if (w->rank == 0) shm_unlink(msg.name);
+  core::shm_unlink_name(obj);
   if (e != errc::success) return e;
-  for (int32_t x : errs)
-    if (x) all = x;
-  if (all) {
-    shm_release(w);
-    return core::error_set(errc::rma_shared, "cannot map the shared segment: %s", std::strerror(all));
-  }
+  for (int r = 0; r < w->size; ++r)
+    if (errs[size_t(r)] != 0) {
+      shm_release(w);
+      return core::error_set(errc::rma_shared, "rank %d cannot map the shared segment (%zu bytes)%s", r, w->shm_bytes,
+                             r == w->rank ? why.c_str() : "");
+    }
   w->base = static_cast<char*>(w->shm) + w->shm_offsets[size_t(w->rank)];
   return errc::success;
 }
@@ -163,11 +157,8 @@ errc shm_setup(window* w) {
 
 using namespace detail;
 
-bool win_valid(const window* w) {
-  if (!w) return false;
-  std::lock_guard<std::mutex> g(g_windows_m);
-  return g_windows.count(w) != 0;
-}
+// Windows live in their slab (core/slab.hpp): a range test, then the magic word (0 once freed).
+bool win_valid(const window* w) { return core::slab_holds<window>(w) && w->magic == win_magic; }
 
 errc win_create(core::comm* wc, core::comm* hc, flavor fl, void* base, int64_t bytes, int64_t disp_unit,
                 const std::vector<std::pair<std::string, std::string>>& hints, window** out) {
@@ -252,10 +243,6 @@ errc win_create(core::comm* wc, core::comm* hc, flavor fl, void* base, int64_t b
     core::progress_add_poller(rma_poll);  // once: it ignores a poller already registered
     post_hdr(w);
   }
-  {
-    std::lock_guard<std::mutex> g(g_windows_m);
-    g_windows.insert(w);
-  }
   // An origin may send before its target has posted the header receive: the header waits in the
   // unexpected queue of the window's private context.
   *out = w;
@@ -276,10 +263,6 @@ errc win_free(window* w) {
   wait_for([w] { return w->sends_inflight == 0; });
   {
     core::engine_guard g;
-    {
-      std::lock_guard<std::mutex> lg(g_windows_m);
-      g_windows.erase(w);
-    }
     if (w->hdr_req) (void)p2p::cancel(w->hdr_req);
     // A cancelled receive completes at once (its callback deletes it).
     std::erase_if(g_ready, [w](const incoming& in) { return in.w == w; });

@@ -35,6 +35,7 @@
 
 #include "core/attr.hpp"
 #include "core/error.hpp"
+#include "core/slab.hpp"
 
 namespace baton::core {
 class comm;
@@ -60,7 +61,7 @@ struct lock_waiter {
   int32_t reply_tag;
 };
 
-struct window {
+struct window : core::slab_allocated<window> {
   uint32_t magic = win_magic;
   core::comm* c = nullptr;  // private dup of the user's communicator
   // A second dup that carries only the operation headers (tag_hdr). The target's header receive

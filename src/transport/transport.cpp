@@ -78,8 +78,11 @@ errc init() {
     if (errc err = ucx::ops::init(); err != errc::success) return err;
   }
   if (errc err = shm::ops::init(); err != errc::success) return err;
-  if (nlocal <= 1 && R.use_ucx)  // no shared-memory barrier: every rank still waits for the addresses
-    if (errc err = R.pmi.barrier(); err != errc::success) return err;
+  // No shared-memory segment here: every rank still waits for the addresses, and PMI barriers
+  // are job-wide, so this rank passes as many as the ranks of hosts with a segment (two).
+  if (nlocal <= 1 && R.use_ucx)
+    for (int b = 0; b < 2; ++b)
+      if (errc err = R.pmi.barrier(); err != errc::success) return err;
   return errc::success;
 }
 

@@ -21,24 +21,17 @@ namespace {
 
 using std::chrono::steady_clock;
 
-std::string unique_name(const char* what) {
-  static int counter = 0;
-  return "/baton.ut." + std::to_string(::getpid()) + "." + what + "." + std::to_string(counter++);
-}
-
-// Opens `n` views of one fresh segment (view r is rank r) and unlinks the name at the end.
+// `n` views of one fresh segment (view r is rank r): view 0 creates it, the others open it by
+// name, and the last to map it unlinks the name (as the ranks of a host do).
 struct views {
-  std::string name;
   std::vector<std::unique_ptr<segment>> v;
-  views(const char* what, const segment_params& p) : name(unique_name(what)) {
+  explicit views(const segment_params& p) {
     for (uint32_t r = 0; r < p.nlocal; ++r) {
       v.push_back(std::make_unique<segment>());
-      core::errc e = v.back()->open(name, p, r);
+      core::errc e = r == 0 ? v.back()->create(p, 0) : v.back()->open(v[0]->name(), p, r);
       EXPECT_EQ(e, core::errc::success) << core::error_message();
     }
-  }
-  ~views() {
-    if (!v.empty()) v[0]->unlink();
+    for (auto& s : v) s->mapped();
   }
   segment& operator[](size_t r) { return *v[r]; }
 };
@@ -121,7 +114,7 @@ TEST(ShmParams, ForRanksScalesDownWithManyRanks) {
 }
 
 TEST(ShmSegment, TwoViewsShareMemory) {
-  views s("share", small_params(2));
+  views s(small_params(2));
   EXPECT_EQ(s[0].me(), 0u);
   EXPECT_EQ(s[1].me(), 1u);
   EXPECT_EQ(s[0].slot_payload(), 256u - sizeof(pkt_header));
@@ -138,7 +131,7 @@ TEST(ShmSegment, TwoViewsShareMemory) {
 }
 
 TEST(ShmRing, FifoAcrossWrapAround) {
-  views s("fifo", small_params(2));
+  views s(small_params(2));
   producer tx{s[0], 1, 0};
   consumer rx{s[1], 1, 0};
   const uint32_t cap = static_cast<uint32_t>(s[0].slot_payload());
@@ -169,7 +162,7 @@ TEST(ShmRing, FifoAcrossWrapAround) {
 }
 
 TEST(ShmRing, SlotReusedOnlyAfterConsumerClearsFull) {
-  views s("reuse", small_params(2));
+  views s(small_params(2));
   producer tx{s[0], 1, 0};
   const uint32_t n = s[0].params().nslots;
   for (uint32_t i = 0; i < n; ++i) ASSERT_TRUE(tx.push(static_cast<int32_t>(i), "x", 1));
@@ -193,7 +186,7 @@ TEST(ShmRing, SlotReusedOnlyAfterConsumerClearsFull) {
 
 TEST(ShmRing, DistinctPairsDoNotInterfere) {
   const uint32_t n = 3;
-  views s("pairs", small_params(n));
+  views s(small_params(n));
   std::vector<producer> tx;
   std::vector<consumer> rx;
   // Every ordered pair (src -> dst) fills its ring with messages naming the pair.
@@ -227,7 +220,7 @@ TEST(ShmRing, DistinctPairsDoNotInterfere) {
 
 TEST(ShmChunk, ChannelFifoAcrossWrapAroundAndPairs) {
   const uint32_t n = 3;
-  views s("chunks", small_params(n));
+  views s(small_params(n));
   const segment_params& p = s[0].params();
   // Pair 0 -> 1 streams 10 chunks through a 3-chunk channel; 2 -> 1 and 1 -> 0 run beside it.
   struct chan {
@@ -280,7 +273,7 @@ TEST(ShmChunk, ChannelFifoAcrossWrapAroundAndPairs) {
 // Fills every byte of every slot, chunk and rank area with a value naming its owner, through the
 // view of a rank other than the one reading it back, then checks every byte.
 void check_layout(const segment_params& p) {
-  views s("layout", p);
+  views s(p);
   const uint32_t n = p.nlocal;
   auto slot_val = [&](uint32_t dst, uint32_t src, uint32_t i) { return static_cast<char>(1 + ((dst * n + src) * p.nslots + i) % 251); };
   auto chunk_val = [&](uint32_t dst, uint32_t src, uint32_t i) { return static_cast<char>(3 + ((dst * n + src) * p.nchunks + i) % 241); };
@@ -353,7 +346,7 @@ TEST(ShmLayout, NoOverlapFourRanksOddSizes) {
 // touch_incoming() pre-faults the pages of this rank's incoming rings and channels: it must leave
 // every `full` word at zero and never write into the outgoing side of another rank.
 TEST(ShmLayout, TouchIncomingKeepsSlotsEmpty) {
-  views s("touch", segment_params::for_ranks(3));
+  views s(segment_params::for_ranks(3));
   for (uint32_t r = 0; r < 3; ++r) s[r].touch_incoming();
   for (uint32_t dst = 0; dst < 3; ++dst)
     for (uint32_t src = 0; src < 3; ++src) {
@@ -370,7 +363,7 @@ TEST(ShmLayout, TouchIncomingKeepsSlotsEmpty) {
 // barrier, when every `full` is still 0; it would drop a published chunk if called later. It now
 // faults pages in with an atomic add of zero.
 TEST(ShmLayout, TouchIncomingLeavesChunkHeadersAlone) {
-  views s("touchhdr", segment_params::for_ranks(2));
+  views s(segment_params::for_ranks(2));
   const segment_params& p = s[0].params();
   for (uint32_t i = 0; i < p.nchunks; ++i) {
     chunk_header* h = s[0].chunk(1, 0, i);
@@ -390,7 +383,7 @@ TEST(ShmLayout, TouchIncomingLeavesChunkHeadersAlone) {
 }
 
 TEST(ShmFutex, WaitReturnsAtOnceOnStaleValueAndTimesOut) {
-  views s("futexto", small_params(2));
+  views s(small_params(2));
   auto& bell = s[0].area(0).doorbell;
   bell.store(5);
   auto t0 = steady_clock::now();
@@ -407,7 +400,7 @@ TEST(ShmFutex, WaitReturnsAtOnceOnStaleValueAndTimesOut) {
 // waits on its doorbell; the producer publishes, fences, and rings only if `sleeping` is set.
 // The two sides use different mappings, so the futex must not be process-private.
 TEST(ShmFutex, DoorbellWakesSleepingThread) {
-  views s("futex", small_params(2));
+  views s(small_params(2));
   std::atomic<bool> got{false};
   std::atomic<int> wakeups{0};
   std::thread sleeper([&] {
@@ -456,7 +449,7 @@ TEST(ShmRing, TwoThreadStressMillionMessages) {
   segment_params p = segment_params::for_ranks(2);
   p.slot_size = 128;
   p.nslots = 32;
-  views s("stress", p);
+  views s(p);
   constexpr uint32_t k_msgs = 1'000'000;
   const uint32_t cap = static_cast<uint32_t>(s[0].slot_payload());
   auto len_of = [cap](uint32_t i) { return static_cast<uint32_t>(sizeof(uint32_t)) + (i * 13) % (cap - 3); };

@@ -1,11 +1,11 @@
 #include "mpiexec_job.hpp"
+#include "mpiexec_cleanup.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
-#include <ctime>
 
 #include <fcntl.h>
 #include <poll.h>
@@ -38,15 +38,14 @@ void close_fd(int& fd) {
   fd = -1;
 }
 
+// "baton-<pid>-<16 hex digits>": the random part from getrandom only (a job's shared-memory
+// names start with it, and a clock would make them guessable); empty if the kernel gives none.
 std::string make_jobid() {
-  uint32_t rnd = 0;
-  if (::getrandom(&rnd, sizeof rnd, GRND_NONBLOCK) != static_cast<ssize_t>(sizeof rnd)) {
-    timespec ts{};
-    ::clock_gettime(CLOCK_REALTIME, &ts);
-    rnd = static_cast<uint32_t>(ts.tv_nsec) ^ static_cast<uint32_t>(ts.tv_sec);
-  }
+  uint64_t rnd = 0;
+  if (::getrandom(&rnd, sizeof rnd, 0) != static_cast<ssize_t>(sizeof rnd)) return {};
   char buf[64];
-  std::snprintf(buf, sizeof buf, "baton-%ld-%08x", static_cast<long>(::getpid()), rnd);
+  std::snprintf(buf, sizeof buf, "baton-%ld-%016llx", static_cast<long>(::getpid()),
+                static_cast<unsigned long long>(rnd));
   return buf;
 }
 
@@ -83,6 +82,11 @@ void job::job_say(const std::string& line) { err_sink_.write_chunk(line + "\n", 
 
 bool job::job_setup() {
   jobid_ = make_jobid();
+  if (jobid_.empty()) {
+    job_say(std::string("mpiexec: no random bytes from the kernel (getrandom: ") + std::strerror(errno) +
+            "): cannot name the job");
+    return false;
+  }
 
   // Each rank costs the launcher three descriptors; take what the hard limit allows.
   rlimit rl{};
@@ -156,6 +160,9 @@ bool job::job_setup() {
   sh.fail = [this](int code, const std::string& message) { job_fail(code, message); };
   sh.say = [this](const std::string& line) { job_say(line); };
   spawn_ = std::make_unique<spawn_manager>(opts_, std::move(sh));
+  h.stall = [this](int r, double seconds, std::string_view what) {
+    watchdog_.stall_report(r, seconds, what, clock::now());
+  };
   pmi_ = std::make_unique<pmi_server>(opts_.np, "kvs_" + jobid_, std::move(h));
   pmi_->set_universe_size(opts_.universe_size);
   for (const auto& [k, v] : opts_.preput) pmi_->preput(k, v);
@@ -551,7 +558,7 @@ void job::job_loop() {
     }
 
     int timeout_ms = -1;
-    for (const auto& d : {timeout_at_, kill_at_, drain_until_}) {
+    for (const auto& d : {timeout_at_, kill_at_, drain_until_, watchdog_.stall_due()}) {
       if (!d) continue;
       auto ms = std::chrono::ceil<std::chrono::milliseconds>(*d - now).count();
       ms = std::max<decltype(ms)>(ms, 0);
@@ -591,6 +598,8 @@ void job::job_loop() {
     }
 
     now = clock::now();
+    watchdog_.stall_flush(
+        now, opts_.np, [this](int r) { return !ranks_[r].exited; }, [this](const std::string& l) { job_say(l); });
     if (timeout_at_ && now >= *timeout_at_ && live_ranks_ > 0) {
       timeout_at_.reset();
       job_fail(exit_timeout, "mpiexec: job timed out after " + opts_.timeout_text + " s");
@@ -612,6 +621,11 @@ int job::job_run() {
   if (!job_setup()) return exit_launcher_error;
   if (job_spawn_all()) job_reap();  // a rank may already be gone
   job_loop();
+  // Every rank has exited: whatever of the job is left in /dev/shm (a job that died during
+  // start-up or while a shared-memory object was being set up) goes now.
+  if (const int n = cleanup_job(jobid_); n > 0)
+    job_say("mpiexec: removed " + std::to_string(n) + " shared-memory object" + (n == 1 ? "" : "s") +
+            " the job left in /dev/shm");
   return exit_code_;
 }
 

@@ -11,6 +11,7 @@
 #include "mpiexec_output.hpp"
 #include "mpiexec_pmi.hpp"
 #include "mpiexec_spawn.hpp"
+#include "mpiexec_watchdog.hpp"
 
 #include <chrono>
 #include <memory>
@@ -97,6 +98,7 @@ class job {
   int signals_seen_ = 0;
   int live_ranks_ = 0;
   std::optional<clock::time_point> timeout_at_, kill_at_, drain_until_;
+  stall_watchdog watchdog_;
 };
 
 }  // namespace baton::launcher

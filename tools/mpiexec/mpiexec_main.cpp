@@ -1,5 +1,6 @@
 // mpiexec / mpirun: starts an MPI job on this host. See mpiexec_job.hpp for the policy
 // and mpiexec_pmi.hpp for the protocol the ranks speak.
+#include "mpiexec_cleanup.hpp"
 #include "mpiexec_job.hpp"
 #include "mpiexec_options.hpp"
 
@@ -25,6 +26,8 @@ int main(int argc, char** argv) {
     case parse_outcome::help:
       std::fputs(options_usage(), stdout);
       return 0;
+    case parse_outcome::cleanup:
+      return cleanup_dead_jobs();
     case parse_outcome::version:
       std::printf("mpiexec (Baton) %s\n", BATON_VERSION);
       return 0;

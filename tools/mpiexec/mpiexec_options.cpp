@@ -107,6 +107,9 @@ const char* options_usage() {
          "  --hostfile FILE        hosts for this job and what it spawns (also -f); each\n"
          "                         must be this host (host[:slots] per line)\n"
          "  program : program      several programs (MPMD), each with its own -n / -wdir\n"
+         "  --cleanup              remove what jobs of this user that are over (killed\n"
+         "                         with their launcher, or run by another launcher) left\n"
+         "                         in /dev/shm, and exit; live jobs are left alone\n"
          "  --help                 this text\n"
          "  --version              the version\n"
          "\n"
@@ -218,6 +221,8 @@ next_app:
       }
     } else if (is_option(arg, {"--help", "-help", "-h"}, &value) && value == nullptr) {
       return parse_outcome::help;
+    } else if (is_option(arg, {"--cleanup"}, &value) && value == nullptr) {
+      return parse_outcome::cleanup;
     } else if (is_option(arg, {"--version", "-version"}, &value) && value == nullptr) {
       return parse_outcome::version;
     } else {

@@ -33,7 +33,7 @@ struct launch_options {
   std::vector<std::pair<std::string, std::string>> preput;
 };
 
-enum class parse_outcome { run, help, version, error };
+enum class parse_outcome { run, help, version, cleanup, error };
 
 /// Parses argv (argv[0] excluded); env_timeout is MPIEXEC_TIMEOUT or nullptr.
 /// On error, `error` says why.

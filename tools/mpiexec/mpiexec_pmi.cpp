@@ -168,6 +168,14 @@ void pmi_server::pmi_handle_line(int rank, std::string_view line) {
       }
     }
     hooks_.abort(rank, code, message);
+  } else if (cmd == "stall") {
+    // One-way (the rank reads no reply); `what` is the rest of the line, spaces included.
+    constexpr std::string_view key = " what=";
+    const size_t at = line.find(key);
+    const std::string seconds(f.get("seconds"));
+    if (hooks_.stall)
+      hooks_.stall(rank, std::strtod(seconds.c_str(), nullptr),
+                   at == std::string_view::npos ? std::string_view{} : line.substr(at + key.size()));
   } else {
     hooks_.warn(rank, "unknown PMI command '" + std::string(cmd.substr(0, 80)) + "'");
     reply(rank, "cmd=" + std::string(cmd.substr(0, 80)) + "_result rc=-1 msg=unknown_command");

@@ -50,6 +50,8 @@ class pmi_server {
     std::function<void(int, std::string_view)> warn;
     std::function<void(int, const spawn_request&)> spawn;  // answers with reply()
     std::function<void(int, std::string_view)> names;      // answers with reply()
+    /// `cmd=stall rank=R seconds=S what=<text>` (no reply): the stall watchdog's report.
+    std::function<void(int, double, std::string_view)> stall;
   };
 
   pmi_server(int size, std::string kvsname, hooks h);

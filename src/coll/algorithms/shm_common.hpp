@@ -23,6 +23,27 @@ inline void unpack_from(const char* data, void* buf, int64_t count, const core::
     core::unpack_all(data, buf, count, *t);
 }
 
+// A reader of rank r's data in run q that posted `mine` bytes: true when r published as many.
+// Otherwise records the mismatch (MPI_ERR_TRUNCATE when r sent more than this rank posted,
+// MPI_ERR_COUNT when less) and returns false; the caller then reads at most what both have, from
+// where r put it (g.data(r, q, theirs)), and finishes the run as usual so nobody waits forever.
+inline bool bytes_agree(const poll_ctx& x, int r, int64_t theirs, int64_t mine, const char* what) {
+  if (theirs == mine) [[likely]]
+    return true;
+  if (theirs > mine)
+    x.fail(core::error_set(errc::truncate, "%s: rank %d sent %lld bytes, more than the %lld bytes this rank posted "
+                                           "(the ranks' counts or types disagree)",
+                           what, r, (long long)theirs, (long long)mine));
+  else
+    x.fail(core::error_set(errc::count, "%s: rank %d sent %lld bytes, fewer than the %lld bytes this rank posted "
+                                        "(the ranks' counts or types disagree)",
+                           what, r, (long long)theirs, (long long)mine));
+  return false;
+}
+
+// Elements of t that `bytes` packed bytes hold (a reader taking less than it posted).
+inline int64_t count_in(int64_t bytes, const core::datatype* t) { return t->size() > 0 ? bytes / t->size() : 0; }
+
 // Publishing step of a reduction: waits for the slot, copies this rank's input (s.a; contiguous
 // type) into its data buffer, and stores arrived. With `finished`, also done (a rank that reads
 // nothing of this run: reduce's non-roots).
@@ -31,9 +52,11 @@ inline bool publish_input(const poll_ctx& x, const step& s, bool finished) {
   const int64_t bytes = s.count * s.type->size();
   if (!g.slot_free(x.seq, bytes)) return false;
   const int sl = g.slot_of(x.seq);
+  std::atomic<uint64_t>& flag = g.arrived(g.me, sl);
   pack_into(g.data(g.me, x.seq, bytes), x.address(s.a), s.count, s.type);
+  region::put_bytes(flag, bytes);
   if (finished) g.done(g.me, sl).store(x.seq, std::memory_order_relaxed);
-  g.publish(g.arrived(g.me, sl), x.seq);
+  g.publish(flag, x.seq);
   return true;
 }
 
@@ -45,11 +68,15 @@ inline bool combine_inputs(const poll_ctx& x, const step& s) {
   const core::datatype* t = s.type;
   char* out = x.address(s.b);
   const int64_t bytes = s.count * t->size();
-  unpack_from(g.data(g.n - 1, x.seq, bytes), out, s.count, t);
-  for (int r = g.n - 2; r >= 0; --r) {
-    const errc e =
-        core::reduce_typed(*x.op, g.data(r, x.seq, bytes) - t->true_lb(), out, s.count, *t, type_abi_handle(t));
-    if (e != errc::success) x.fail(e);
+  bool agree = true;
+  for (int r = 0; r < g.n; ++r) agree = bytes_agree(x, r, g.bytes_of(r, x.seq), bytes, "reduction") && agree;
+  if (agree) [[likely]] {
+    unpack_from(g.data(g.n - 1, x.seq, bytes), out, s.count, t);
+    for (int r = g.n - 2; r >= 0; --r) {
+      const errc e =
+          core::reduce_typed(*x.op, g.data(r, x.seq, bytes) - t->true_lb(), out, s.count, *t, type_abi_handle(t));
+      if (e != errc::success) x.fail(e);
+    }
   }
   g.finished(x.seq);
   return true;
@@ -57,11 +84,12 @@ inline bool combine_inputs(const poll_ctx& x, const step& s) {
 
 // First step of a dynamic single-copy algorithm (region::cma): waits until run q may use its flag
 // slot (and, with `scratch` bytes over the small buffer, its large buffer), then announces this
-// rank's buffers (byte addresses) with its arrived flag.
-inline bool announce_buffers(const poll_ctx& x, const void* send, const void* recv, int64_t scratch) {
+// rank's buffers (byte addresses) and its message's bytes with its arrived flag.
+inline bool announce_buffers(const poll_ctx& x, const void* send, const void* recv, int64_t scratch, int64_t bytes) {
   const region& g = *x.g;
   if (!g.slot_free(x.seq, scratch)) return false;
   g.announce(x.seq, send, recv);
+  g.put_bytes(x.seq, bytes);
   g.publish(g.arrived(g.me, g.slot_of(x.seq)), x.seq);
   return true;
 }
@@ -150,18 +178,23 @@ void reduce_share(const poll_ctx& x, const step& s, char* scratch, int64_t chunk
 // `with_peers` (everything that reads or writes the peers' buffers) once, stores done (also after
 // a failure: the peers must not wait for it forever), then runs `local` (work on this rank's own
 // buffers, overlapping the peers' wait for done); complete once every rank's done shows the run
-// (nobody reads or writes this rank's buffers any more).
+// (nobody reads or writes this rank's buffers any more). `bytes` >= 0: what every rank announced
+// (announce_buffers) must equal it, or nothing is read or written (a peer's buffer may be
+// smaller than this rank's count says) and the run fails; -1: sizes were agreed at init.
 template <class WithPeers, class Local>
-bool single_copy_step(const poll_ctx& x, WithPeers with_peers, Local local) {
+bool single_copy_step(const poll_ctx& x, WithPeers with_peers, Local local, int64_t bytes = -1) {
   const region& g = *x.g;
   const uint64_t q = x.seq;
   const int sl = g.slot_of(q);
   std::atomic<uint64_t>& mine = g.done(g.me, sl);
   if (mine.load(std::memory_order_relaxed) < q) {
     if (!g.all_arrived(q)) return false;
-    with_peers();
+    bool agree = true;
+    if (bytes >= 0)
+      for (int r = 0; r < g.n; ++r) agree = bytes_agree(x, r, g.bytes_of(r, q), bytes, "single-copy collective") && agree;
+    if (agree) with_peers();
     g.publish(mine, q);
-    local();
+    if (agree) local();
   }
   for (int r = 0; r < g.n; ++r)
     if (g.done(r, sl).load(std::memory_order_acquire) < q) return false;
@@ -173,7 +206,8 @@ bool single_copy_step(const poll_ctx& x, WithPeers with_peers, Local local) {
 // starting with the next rank so that the ranks spread over their peers, stores done, then copies
 // this rank's own block from `own` (overlapping the peers' wait for done).
 template <class BuffersOf>
-bool gather_blocks(const poll_ctx& x, char* dst, const char* own, int64_t block, int64_t stride, BuffersOf buffers_of) {
+bool gather_blocks(const poll_ctx& x, char* dst, const char* own, int64_t block, int64_t stride, BuffersOf buffers_of,
+                   int64_t bytes = -1) {
   const region& g = *x.g;
   return single_copy_step(
       x,
@@ -185,7 +219,7 @@ bool gather_blocks(const poll_ctx& x, char* dst, const char* own, int64_t block,
             x.fail(core::error_set(errc::other, "process_vm_readv of an alltoall peer's send buffer failed"));
         }
       },
-      [&] { core::copy_bytes(dst + g.me * stride, own, size_t(block)); });
+      [&] { core::copy_bytes(dst + g.me * stride, own, size_t(block)); }, bytes);
 }
 
 }  // namespace baton::coll::shm

@@ -1,6 +1,5 @@
 // Shared-memory transport, start-up and shutdown: the host's segment, the doorbells, the
 // asymmetric fence agreement, the poller.
-#include <cctype>
 #include <string>
 
 #include "core/progress.hpp"
@@ -29,12 +28,21 @@ errc ops::init() {
     e.peers[i].proc = R.world_of_local[i];
   }
   if (nlocal > 1) {
-    std::string name = "/baton." + R.pmi.kvsname() + "." + std::to_string(R.world_of_local[0]);
-    for (char& ch : name)
-      if (ch != '.' && ch != '_' && ch != '-' && !std::isalnum(static_cast<unsigned char>(ch)) && &ch != &name[0])
-        ch = '_';
+    // The first local rank creates the segment under an unpredictable name and publishes it;
+    // the others open it (owner checked) after the barrier; the last to map it unlinks it.
     auto params = segment_params::for_ranks(nlocal);
-    if (errc err = e.seg.open(name, params, e.me_local); err != errc::success) return err;
+    const std::string key = "baton.shm." + std::to_string(R.world_of_local[0]);
+    if (e.me_local == 0) {
+      if (errc err = e.seg.create(params, 0); err != errc::success) return err;
+      if (errc err = R.pmi.put(key, e.seg.name()); err != errc::success) return err;
+    }
+    if (errc err = R.pmi.barrier(); err != errc::success) return err;
+    if (e.me_local != 0) {
+      std::string name;
+      if (errc err = R.pmi.get(key, name, R.world_of_local[0]); err != errc::success) return err;
+      if (errc err = e.seg.open(name, params, e.me_local); err != errc::success) return err;
+    }
+    e.seg.mapped();
     e.seg.touch_incoming();
     e.seg.area(e.me_local).asym_fence.store(core::asym_fence_register() ? 1 : 0, std::memory_order_relaxed);
     if (errc err = R.pmi.barrier(); err != errc::success) return err;
@@ -43,7 +51,6 @@ errc ops::init() {
     bool all = true;
     for (uint32_t i = 0; i < nlocal; ++i) all = all && e.seg.area(i).asym_fence.load(std::memory_order_relaxed) == 1;
     core::asym_fence_on = all;
-    if (e.me_local == 0) e.seg.unlink();
     e.on = true;
     auto& mine = e.seg.area(e.me_local);
     core::progress_set_doorbell(&mine.doorbell, &mine.sleeping);

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <atomic>
 
 namespace baton::transport::shm {
 
@@ -20,6 +21,7 @@ constexpr uint64_t segment_magic = 0xba70'5e6d'0000'0001ULL;
 struct segment_header {
   uint64_t magic;
   segment_params params;
+  std::atomic<uint32_t> mapped;  // users that have mapped the segment (the last unlinks its name)
 };
 }  // namespace
 
@@ -42,10 +44,9 @@ segment_params segment_params::for_ranks(uint32_t nlocal) {
 
 segment::~segment() { close(); }
 
-core::errc segment::open(const std::string& name, const segment_params& p, uint32_t me) {
+void segment::layout(const segment_params& p, uint32_t me) {
   p_ = p;
   me_ = me;
-  name_ = name;
   ring_bytes_ = size_t(p.slot_size) * p.nslots;
   bulk_bytes_ = (sizeof(chunk_header) + p.chunk_size) * size_t(p.nchunks);
   areas_off_ = 4096;
@@ -53,34 +54,39 @@ core::errc segment::open(const std::string& name, const segment_params& p, uint3
   bulk_off_ = round_up(rings_off_ + ring_bytes_ * p.nlocal * p.nlocal, 4096);
   jobs_off_ = round_up(bulk_off_ + bulk_bytes_ * p.nlocal * p.nlocal, 4096);
   bytes_ = round_up(jobs_off_ + sizeof(copy_job) * copy_jobs_per_pair * p.nlocal * p.nlocal, 4096);
+}
 
-  int fd = ::shm_open(name.c_str(), O_RDWR | O_CREAT, 0600);
-  if (fd < 0)
-    return core::error_set(core::errc::intern, "cannot create shared-memory segment %s: %s", name.c_str(),
-                           std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd, &st) == 0 && size_t(st.st_size) < bytes_) {
-    if (::ftruncate(fd, static_cast<off_t>(bytes_)) != 0) {
-      int err = errno;
-      ::close(fd);
-      return core::error_set(core::errc::no_mem, "cannot size shared-memory segment %s to %zu bytes: %s",
-                             name.c_str(), bytes_, std::strerror(err));
-    }
-  }
-  void* m = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  int err = errno;
-  ::close(fd);
-  if (m == MAP_FAILED)
-    return core::error_set(core::errc::no_mem, "cannot map shared-memory segment %s (%zu bytes): %s", name.c_str(),
-                           bytes_, std::strerror(err));
-  base_ = static_cast<char*>(m);
-  auto* hdr = reinterpret_cast<segment_header*>(base_);
-  if (me == 0) {
-    hdr->params = p;
-    hdr->magic = segment_magic;
-  }
-  area(me).pid = static_cast<int32_t>(::getpid());
+void segment::attached() {
+  base_ = obj_.base;
+  area(me_).pid = static_cast<int32_t>(::getpid());
+}
+
+core::errc segment::create(const segment_params& p, uint32_t me) {
+  layout(p, me);
+  if (core::errc e = core::shm_create("host", bytes_, &obj_); e != core::errc::success) return e;
+  auto* hdr = reinterpret_cast<segment_header*>(obj_.base);
+  hdr->params = p;
+  hdr->magic = segment_magic;
+  attached();
   return core::errc::success;
+}
+
+core::errc segment::open(const std::string& name, const segment_params& p, uint32_t me) {
+  layout(p, me);
+  if (core::errc e = core::shm_open_checked(name, bytes_, &obj_); e != core::errc::success) return e;
+  const auto* hdr = reinterpret_cast<const segment_header*>(obj_.base);
+  if (hdr->magic != segment_magic || hdr->params.nlocal != p.nlocal) {
+    core::shm_unmap(obj_);
+    return core::error_set(core::errc::intern, "shared-memory segment %s is not this host's segment of %u ranks",
+                           name.c_str(), unsigned(p.nlocal));
+  }
+  attached();
+  return core::errc::success;
+}
+
+void segment::mapped() {
+  auto* hdr = reinterpret_cast<segment_header*>(base_);
+  if (hdr->mapped.fetch_add(1, std::memory_order_acq_rel) + 1 == p_.nlocal) core::shm_unlink_name(obj_);
 }
 
 void segment::touch_incoming() {
@@ -97,12 +103,8 @@ void segment::touch_incoming() {
   }
 }
 
-void segment::unlink() {
-  if (!name_.empty()) ::shm_unlink(name_.c_str());
-}
-
 void segment::close() {
-  if (base_) ::munmap(base_, bytes_);
+  core::shm_unmap(obj_);
   base_ = nullptr;
 }
 

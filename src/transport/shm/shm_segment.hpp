@@ -19,6 +19,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "core/shm_object.hpp"
 #include "core/futex.hpp"
 
 namespace baton::transport::shm {
@@ -90,11 +91,16 @@ class segment {
   segment& operator=(const segment&) = delete;
   ~segment();
 
-  // Creates (or opens, whoever comes first) the named POSIX shared-memory segment and maps it.
+  // The first local rank creates the segment under a fresh unpredictable name (core::shm_create)
+  // and hands name() to the others through the bootstrap; they open() it, with the owner check.
+  [[nodiscard]] core::errc create(const segment_params& p, uint32_t me);
   [[nodiscard]] core::errc open(const std::string& name, const segment_params& p, uint32_t me);
+  const std::string& name() const { return obj_.name; }
+  // Counts this rank as a user that has mapped the segment; the last of the p.nlocal users
+  // unlinks the name at once (nothing is left in /dev/shm from then on, however the job ends).
+  void mapped();
   // Faults in the pages this rank consumes from (its incoming rings and bulk channels).
   void touch_incoming();
-  void unlink();
   void close();
 
   const segment_params& params() const { return p_; }
@@ -123,7 +129,9 @@ class segment {
   char* base_ = nullptr;
   size_t bytes_ = 0;
   size_t areas_off_ = 0, rings_off_ = 0, bulk_off_ = 0, jobs_off_ = 0, ring_bytes_ = 0, bulk_bytes_ = 0;
-  std::string name_;
+  core::shm_object obj_;
+  void layout(const segment_params& p, uint32_t me);
+  void attached();
 };
 
 using core::full_fence;

@@ -164,7 +164,8 @@ static int pers_mappings(void) {
   char line[512];
   int n = 0;
   while (fgets(line, sizeof line, f))
-    if (strstr(line, "baton.pers.")) ++n;
+    /* /dev/shm/baton.<job>.pers.<pid>.<random> (docs/architecture.md, "Shared-memory objects") */
+    if (strstr(line, "/dev/shm/baton.") && strstr(line, ".pers.")) ++n;
   fclose(f);
   return n;
 }

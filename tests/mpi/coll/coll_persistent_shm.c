@@ -14,7 +14,7 @@
  *   while the receivers read the rest (odd sizes, every root, receivers that start late);
  * - the info key baton_algorithm picking a message algorithm for one operation;
  * - the path taken: on one host with the shared-memory collectives on, every such operation maps
- *   one "baton.pers" segment, and MPI_Request_free unmaps it (counted in /proc/self/maps).
+ *   one "baton.<job>.pers" segment, and MPI_Request_free unmaps it (counted in /proc/self/maps).
  * With BATON_COLL_SHM=0, across hosts or with BATON_TRANSPORT=ucx, the same checks run on the
  * message algorithms and no segment may appear. */
 #include <stdint.h>
@@ -34,7 +34,8 @@ static int pers_mappings(void) {
   char line[512];
   int n = 0;
   while (fgets(line, sizeof line, f))
-    if (strstr(line, "baton.pers.")) ++n;
+    /* /dev/shm/baton.<job>.pers.<pid>.<random> (docs/architecture.md, "Shared-memory objects") */
+    if (strstr(line, "/dev/shm/baton.") && strstr(line, ".pers.")) ++n;
   fclose(f);
   return n;
 }

@@ -58,7 +58,8 @@ static int region_mappings(void) {
   char line[512];
   int n = 0;
   while (fgets(line, sizeof line, f))
-    if (strstr(line, "baton.coll")) ++n;
+    /* /dev/shm/baton.<job>.coll.<pid>.<random> (docs/architecture.md, "Shared-memory objects") */
+    if (strstr(line, "/dev/shm/baton.") && strstr(line, ".coll.")) ++n;
   fclose(f);
   return n;
 }

@@ -18,7 +18,7 @@ namespace {
 // chunk scratch).
 bool announce(const poll_ctx& x, const step& s) {
   const int64_t lb = s.type->true_lb();
-  return shm::announce_buffers(x, x.address(s.a) + lb, x.address(s.b) + lb, shm::slot_bytes);
+  return shm::announce_buffers(x, x.address(s.a) + lb, x.address(s.b) + lb, shm::slot_bytes, s.count * s.type->size());
 }
 
 // Reduces this rank's share once every rank has announced, writes it to every rank, stores done;
@@ -32,7 +32,7 @@ bool reduce_share(const poll_ctx& x, const step& s) {
         shm::reduce_share(x, s, g.data(g.me, q, shm::slot_bytes), shm::slot_bytes, -1,
                           [&g, q](int r) { return g.announced(r, q); });
       },
-      [] {});
+      [] {}, s.count * s.type->size());
 }
 
 }  // namespace

@@ -34,6 +34,7 @@ bool publish(const poll_ctx& x, const step& s) {
   const char* src = x.address(s.a);
   char* mine = g.data(g.me, x.seq, g.n * block);
   for (int j = 0; j < g.n; ++j) shm::pack_into(mine + j * block, src + j * stride, s.count, s.type);
+  g.put_bytes(x.seq, block);
   g.publish(g.arrived(g.me, sl), x.seq);
   return true;
 }
@@ -44,8 +45,13 @@ bool gather(const poll_ctx& x, const step& s) {
   if (!g.all_arrived(x.seq)) return false;
   const int64_t block = s.count * s.type->size(), stride = s.count * s.type->extent();
   char* dst = x.address(s.b);
-  for (int r = 0; r < g.n; ++r)
-    shm::unpack_from(g.data(r, x.seq, g.n * block) + g.me * block, dst + r * stride, s.count, s.type);
+  for (int r = 0; r < g.n; ++r) {
+    // Rank r's blocks are its own size apart; a mismatch takes what fits of block `me`.
+    const int64_t theirs = g.bytes_of(r, x.seq);
+    int64_t count = s.count;
+    if (!shm::bytes_agree(x, r, theirs, block, "alltoall") && theirs < block) count = shm::count_in(theirs, s.type);
+    shm::unpack_from(g.data(r, x.seq, g.n * theirs) + g.me * theirs, dst + r * stride, count, s.type);
+  }
   g.finished(x.seq);
   return true;
 }

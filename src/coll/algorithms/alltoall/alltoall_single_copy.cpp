@@ -13,7 +13,7 @@ namespace {
 
 // s.a / s.b: the first send / receive block's first byte (true lower bounds in the offsets).
 bool announce(const poll_ctx& x, const step& s) {
-  return shm::announce_buffers(x, x.address(s.a), x.address(s.b), 0);
+  return shm::announce_buffers(x, x.address(s.a), x.address(s.b), 0, s.count * s.type->size());
 }
 
 // s.count elements of s.type per block, the same bytes on both sides.
@@ -22,7 +22,7 @@ bool gather(const poll_ctx& x, const step& s) {
   const uint64_t q = x.seq;
   const int64_t block = s.count * s.type->size();
   return shm::gather_blocks(x, x.address(s.b), x.address(s.a) + g.me * block, block, block,
-                            [&g, q](int r) { return g.announced(r, q); });
+                            [&g, q](int r) { return g.announced(r, q); }, block);
 }
 
 }  // namespace

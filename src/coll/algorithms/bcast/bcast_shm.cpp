@@ -65,16 +65,24 @@ bool root_publish(const poll_ctx& x, const step& s) {
   const int64_t bytes = s.count * s.type->size();
   if (!g.slot_free(x.seq, bytes)) return false;
   const int sl = g.slot_of(x.seq);
+  std::atomic<uint64_t>& flag = g.arrived(g.me, sl);
   shm::pack_into(g.data(g.me, x.seq, bytes), x.address(s.a), s.count, s.type);
+  shm::region::put_bytes(flag, bytes);
   g.done(g.me, sl).store(x.seq, std::memory_order_relaxed);  // the root reads nothing back
-  g.publish(g.arrived(g.me, sl), x.seq);
+  g.publish(flag, x.seq);
   return true;
 }
 bool receive(const poll_ctx& x, const step& s) {
   const shm::region& g = *x.g;
   if (g.copy_root >= 0) return receive_single_copy(x, s);
-  if (!g.has_arrived(s.peer, x.seq)) return false;
-  shm::unpack_from(g.data(s.peer, x.seq, s.count * s.type->size()), x.address(s.a), s.count, s.type);
+  const std::atomic<uint64_t>& flag = g.arrived(s.peer, g.slot_of(x.seq));
+  if (flag.load(std::memory_order_acquire) < x.seq) return false;
+  // The root's message is where its own size put it; more than this rank posted is an error
+  // (MPI_ERR_TRUNCATE), and only what fits is unpacked.
+  const int64_t mine = s.count * s.type->size(), theirs = shm::region::bytes_at(flag);
+  int64_t count = s.count;
+  if (!shm::bytes_agree(x, s.peer, theirs, mine, "bcast") && theirs < mine) count = shm::count_in(theirs, s.type);
+  shm::unpack_from(g.data(s.peer, x.seq, theirs), x.address(s.a), count, s.type);
   g.mark_done(x.seq);
   return true;
 }

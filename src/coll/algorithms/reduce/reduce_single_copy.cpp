@@ -15,7 +15,7 @@ namespace {
 bool announce(const poll_ctx& x, const step& s) {
   const int64_t lb = s.type->true_lb();
   char* recv = x.g->me == s.peer ? x.address(s.b) + lb : nullptr;
-  return shm::announce_buffers(x, x.address(s.a) + lb, recv, shm::slot_bytes);
+  return shm::announce_buffers(x, x.address(s.a) + lb, recv, shm::slot_bytes, s.count * s.type->size());
 }
 
 // s.peer: the root.
@@ -28,7 +28,7 @@ bool reduce_share(const poll_ctx& x, const step& s) {
         shm::reduce_share(x, s, g.data(g.me, q, shm::slot_bytes), shm::slot_bytes, s.peer,
                           [&g, q](int r) { return g.announced(r, q); });
       },
-      [] {});
+      [] {}, s.count * s.type->size());
 }
 
 }  // namespace

@@ -1,0 +1,27 @@
+// The stall watchdog (rank side): a thread that has waited inside MPI for BATON_STALL_WARN
+// seconds (default 60; 0 turns it off) without any progress says what this rank waits on, once
+// per stall: to Baton's mpiexec, which gathers the ranks' reports and prints them together
+// (tools/mpiexec/mpiexec_watchdog.cpp), or on stderr under another launcher. Subsystems that hold
+// pending operations register a describer that lists them (operation, peer, tag, communicator).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace baton::core {
+
+// The threshold in nanoseconds (0: off); read from the environment once.
+uint64_t stall_warn_ns();
+
+// Appends one "; "-separated item per pending operation of the subsystem (engine lock held).
+using stall_describer = void (*)(std::string& out);
+void stall_add_describer(stall_describer d);
+
+// What the registered describers say, "; "-separated ("nothing pending" when empty).
+std::string stall_describe();
+
+// A wait has slept `stalled_ns` without progress (engine lock held): reports what this rank waits
+// on. progress_wait calls it once per stall.
+void stall_report(uint64_t stalled_ns);
+
+}  // namespace baton::core
