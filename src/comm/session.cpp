@@ -1,6 +1,8 @@
 // Sessions, process sets and the thread level of a session's info (comm/session.hpp).
 #include "comm/session.hpp"
 
+#include "comm/runtime_hooks.hpp"
+
 #include <strings.h>
 
 #include <mutex>

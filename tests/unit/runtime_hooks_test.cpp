@@ -40,7 +40,7 @@ errc coll_init() {
 void coll_finalize() { g_log.push_back("finalize coll"); }
 void transport_finalize() { g_log.push_back("finalize transport"); }
 
-const runtime_hook transport{"transport", runtime_hook_order::transport, transport_init, nullptr, transport_finalize};
+const runtime_hook transport_hook{"transport", runtime_hook_order::transport, transport_init, nullptr, transport_finalize};
 const runtime_hook p2p_hook{"p2p", runtime_hook_order::p2p, p2p_init, p2p_quiesce, p2p_finalize};
 const runtime_hook coll_hook{"coll", runtime_hook_order::coll, coll_init, nullptr, coll_finalize};
 
@@ -49,10 +49,10 @@ const runtime_hook coll_hook{"coll", runtime_hook_order::coll, coll_init, nullpt
 TEST(RuntimeHooks, KeptInTheirOrderWhateverTheAddOrder) {
   core::runtime_hook_table t;
   ASSERT_EQ(t.add(&coll_hook), errc::success);
-  ASSERT_EQ(t.add(&transport), errc::success);
+  ASSERT_EQ(t.add(&transport_hook), errc::success);
   ASSERT_EQ(t.add(&p2p_hook), errc::success);
   ASSERT_EQ(t.size(), 3);
-  EXPECT_EQ(t.at(0), &transport);
+  EXPECT_EQ(t.at(0), &transport_hook);
   EXPECT_EQ(t.at(1), &p2p_hook);
   EXPECT_EQ(t.at(2), &coll_hook);
   EXPECT_EQ(t.at(3), nullptr);
@@ -89,7 +89,7 @@ TEST(RuntimeHooks, InitAscendingShutdownQuiesceAscendingFinalizeDescending) {
   core::runtime_hook_table t;
   ASSERT_EQ(t.add(&coll_hook), errc::success);
   ASSERT_EQ(t.add(&p2p_hook), errc::success);
-  ASSERT_EQ(t.add(&transport), errc::success);
+  ASSERT_EQ(t.add(&transport_hook), errc::success);
   g_log.clear();
   g_p2p_init_result = errc::success;
   ASSERT_EQ(t.init_all(), errc::success);
@@ -101,7 +101,7 @@ TEST(RuntimeHooks, InitAscendingShutdownQuiesceAscendingFinalizeDescending) {
 
 TEST(RuntimeHooks, AFailingInitStopsTheStartUp) {
   core::runtime_hook_table t;
-  ASSERT_EQ(t.add(&transport), errc::success);
+  ASSERT_EQ(t.add(&transport_hook), errc::success);
   ASSERT_EQ(t.add(&p2p_hook), errc::success);
   ASSERT_EQ(t.add(&coll_hook), errc::success);
   g_log.clear();

@@ -32,7 +32,7 @@ set_tests_properties(dynamic_hostfile_other_host PROPERTIES TIMEOUT 30 LABELS "m
 # Programs that two_launches.sh starts as two separate jobs (not through add_mpi_test).
 function(dynamic_program name)
   add_executable(mpitest_${name} ${ARGN})
-  target_link_libraries(mpitest_${name} PRIVATE mpi)
+  target_link_libraries(mpitest_${name} PRIVATE mpi_abi)
   set_target_properties(mpitest_${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/mpi)
 endfunction()
 dynamic_program(dynamic_connect ${CMAKE_CURRENT_LIST_DIR}/dynamic_connect.c)

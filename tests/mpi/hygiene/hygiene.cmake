@@ -7,7 +7,7 @@
 # on a communicator (or a shared window, or a persistent collective's init) leaves nothing of that
 # job in /dev/shm. hygiene_end.sh looks only at the job's own objects (named after its job id).
 add_executable(hygiene_job ${CMAKE_CURRENT_LIST_DIR}/hygiene_job.c)
-target_link_libraries(hygiene_job PRIVATE mpi)
+target_link_libraries(hygiene_job PRIVATE mpi_abi)
 set_target_properties(hygiene_job PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/mpi)
 function(add_hygiene_end stage how)
   foreach(np IN LISTS ARGN)
@@ -60,7 +60,7 @@ add_mpi_test(NAME hygiene_handles SOURCES hygiene_handles.c NP 1 2 TIMEOUT 60 LA
 # The stall watchdog: with BATON_STALL_WARN=1, a deadlock makes mpiexec print what each rank waits
 # on (operation, peer, tag, communicator) and which ranks are not in MPI; --timeout still ends it.
 add_executable(hygiene_stall ${CMAKE_CURRENT_LIST_DIR}/hygiene_stall.c)
-target_link_libraries(hygiene_stall PRIVATE mpi)
+target_link_libraries(hygiene_stall PRIVATE mpi_abi)
 set_target_properties(hygiene_stall PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/mpi)
 set(hygiene_check sh ${PROJECT_SOURCE_DIR}/tools/mpiexec/test/check.sh)
 add_test(NAME hygiene.stall.recv
@@ -93,7 +93,7 @@ set_tests_properties(hygiene.stall.recv hygiene.stall.coll hygiene.stall.quiet P
 add_mpi_test(NAME hygiene_persistent_diverge SOURCES hygiene_persistent_diverge.c NP 1 2 3 4 TIMEOUT 60
              LABELS hygiene coll)
 add_executable(hygiene_truncate ${CMAKE_CURRENT_LIST_DIR}/hygiene_truncate.c)
-target_link_libraries(hygiene_truncate PRIVATE mpi)
+target_link_libraries(hygiene_truncate PRIVATE mpi_abi)
 target_include_directories(hygiene_truncate PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
 set_target_properties(hygiene_truncate PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/mpi)
 function(add_hygiene_truncate name coll env)

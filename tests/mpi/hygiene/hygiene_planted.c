@@ -39,8 +39,8 @@ static int plant_all(void)
         if (setgroups(0, NULL) != 0 || setgid(other) != 0 || setuid(other) != 0) _exit(10);
         umask(0);
         for (int i = 0; i < nplanted; i++) {
-            char path[160];
-            snprintf(path, sizeof path, "/dev/shm/%s", planted[i]);
+            char path[sizeof "/dev/shm/" + 256];
+            snprintf(path, sizeof path, "/dev/shm/%.127s", planted[i]);
             int fd = open(path, O_CREAT | O_EXCL | O_RDWR, 0666);
             if (fd < 0) _exit(11);
             if (write(fd, "X", 1) != 1) _exit(12);
@@ -148,8 +148,8 @@ int main(int argc, char** argv)
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) {
         for (int i = 0; i < nplanted; i++) {
-            char path[160];
-            snprintf(path, sizeof path, "/dev/shm/%s", planted[i]);
+            char path[sizeof "/dev/shm/" + 256];
+            snprintf(path, sizeof path, "/dev/shm/%.127s", planted[i]);
             CHECK(!maps_contains(path), "planted %s is mapped", path);
             struct stat st;
             int ok = stat(path, &st) == 0;
