@@ -2,9 +2,11 @@
 // the value the library itself uses, through the accessor of the code that owns it.
 #include <cstdlib>
 #include <cstring>
+#include <tuple>
 
 #include "abi/abi_tool.hpp"
 #include "coll/coll.hpp"
+#include "coll/hosts.hpp"
 #include "coll/shm_region.hpp"
 #include "core/copy.hpp"
 #include "core/progress.hpp"
@@ -157,6 +159,27 @@ struct builder {
                        "between processes: 1 (on) when baton_shm_cma is on and BATON_PCOLL_SINGLE_COPY is not "
                        "0. Read once.",
                        [] { return int64_t(coll::shm::single_copy_enabled() ? 1 : 0); }, &g_switch));
+    for (const auto& [name, desc, read] :
+         {std::tuple{"baton_coll_remote_bytes",
+                     "Bytes that collectives (every algorithm's messages, blocking, nonblocking and persistent) "
+                     "sent to ranks on other hosts while the handle is started (what crossed between hosts); starts "
+                     "stopped at 0, can be written and reset.",
+                     &coll::coll_remote_bytes},
+          std::tuple{"baton_coll_remote_messages",
+                     "Messages that collectives sent to ranks on other hosts while the handle is started; starts "
+                     "stopped at 0, can be written and reset.",
+                     &coll::coll_remote_messages}}) {
+      pvar v;
+      v.name = name;
+      v.desc = desc;
+      v.var_class = MPI_T_PVAR_CLASS_COUNTER;
+      v.verbosity = MPI_T_VERBOSITY_USER_DETAIL;
+      v.readonly = false;
+      v.continuous = false;
+      v.atomic = true;
+      v.read = [read] { return uint64_t(read()); };
+      add_pvar(coll, std::move(v));
+    }
     for (size_t k = 0; k < size_t(coll::coll_kind::count_); ++k) {
       const auto kind = coll::coll_kind(k);
       const char* cname = coll::coll_name(kind);

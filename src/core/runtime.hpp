@@ -27,6 +27,10 @@ struct runtime {
   // (and, with BATON_TRANSPORT=ucx, every other rank) go through UCX: use_ucx says it is in use.
   bool use_ucx = false;
   int host_color = 0;  // lowest world rank on this host (MPI_COMM_TYPE_SHARED)
+  // World rank -> its host, named by the host's lowest world rank (the same on every rank). With
+  // BATON_TRANSPORT=ucx every rank is a host of its own, as the transports see it. The host-aware
+  // collectives (src/coll/hosts.hpp) group communicators by it.
+  std::vector<int> host_of_world;
 
   thread_level level = thread_level::single;
   bool threaded = false;  // engine lock in use (MPI_THREAD_MULTIPLE)

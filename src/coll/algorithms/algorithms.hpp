@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "coll/coll.hpp"
+#include "coll/hosts.hpp"
 #include "coll/shm_region.hpp"
 #include "core/comm.hpp"
 #include "core/copy.hpp"
@@ -170,6 +171,24 @@ inline bool single_copy_allreduce_preferred(const coll_args& a) {
 inline bool shm_alltoall_usable(const coll_args& a) {
   const int64_t limit = a.persistent && shm::single_copy_enabled() ? shm::persistent_single_copy_max : shm::slot_bytes;
   return shm::region_ready(a.c) && a.c->size * a.rcount * a.rtype->size() <= limit;
+}
+
+// -- host-aware (two-level) algorithms (two_level.hpp) --
+// Preferred when the communicator spans hosts with more than one rank on some host
+// (coll::spans_hosts; every rank computes the same layout). Reductions keep rank order for a
+// non-commutative op only when each host's ranks are consecutive.
+inline bool two_level_preferred(const coll_args& a) { return spans_hosts(a.c); }
+inline bool two_level_reduction_usable(const coll_args& a) { return commutative(a) || hosts_of(a.c).blocked; }
+// Alltoall through the leaders: types whose elements lie back to back, not in place; preferred
+// for blocks up to two_level_a2a_max bytes, where messages, not bytes, cost the time between
+// hosts (larger blocks cross as they are, one message per pair of ranks, without the leaders'
+// extra copies).
+inline constexpr int64_t two_level_a2a_max = 2048;
+inline bool two_level_alltoall_usable(const coll_args& a) {
+  return !a.in_place && shm::single_copy_reducible(a.type) && shm::single_copy_reducible(a.rtype);
+}
+inline bool two_level_alltoall_preferred(const coll_args& a) {
+  return a.rcount * a.rtype->size() <= two_level_a2a_max && spans_hosts(a.c);
 }
 
 // -- gather(v), scatter(v), allgather(v): selection predicates --
