@@ -68,15 +68,31 @@ inline std::atomic<int>& progress_engine_holder_cpu() {
 }
 // New work was started by an application thread: wake the progress thread if it sleeps, and
 // tell it the core this thread runs on (sched_getcpu reads the rseq area: no system call).
+// When this thread has moved to another core, it moves the progress thread there itself
+// (progress_thread_follow): the progress thread may be unable to run where it is, on a core now
+// kept busy by another process, and so could never move itself.
+void progress_thread_follow(int cpu);
 inline void progress_new_work() {
   if (!progress_thread_active()) return;
   if (progress_no_spare_core()) {
     const int cpu = sched_getcpu();
     std::atomic<int>& app = progress_app_cpu();
-    if (app.load(std::memory_order_relaxed) != cpu) app.store(cpu, std::memory_order_relaxed);
+    if (app.load(std::memory_order_relaxed) != cpu) {
+      app.store(cpu, std::memory_order_relaxed);
+      progress_thread_follow(cpu);
+    }
   }
   progress_thread_wake();
 }
+// BATON_PROGRESS_CORE, checked at start-up (errc::arg with a message when it is malformed or names
+// a core this process may not use): unset or "idle", the progress thread runs at SCHED_IDLE as
+// described above; "auto", it gets a core of its own where this process's cores are at least two
+// per rank of this host (the last ones: core list[count - 1 - host index]), else SCHED_IDLE;
+// "c0,c1,...", core c[host index % count]. A thread with a core of its own runs at the normal
+// policy, bound there, and polls between operations without yielding.
+[[nodiscard]] errc progress_core_check();
+// The core the progress thread has to itself (-1: none, the SCHED_IDLE design).
+int progress_dedicated_core();
 void progress_thread_start();
 void progress_thread_stop();
 // Application threads driving progress in progress_wait (not while they sleep there): the

@@ -129,7 +129,9 @@ errc runtime_init(thread_level requested, thread_level* provided) {
   R.local_rank = R.local_of_world[static_cast<size_t>(R.world_rank)];
   R.host_color = R.world_of_local[0];
   R.host_ranks = static_cast<int>(R.world_of_local.size());
+  R.host_index = R.local_rank;
   if (errc e = choose_transports(R); e != errc::success) return e;
+  if (errc e = progress_core_check(); e != errc::success) return e;
 
   R.level = capped_level(requested);
   *provided = R.level;

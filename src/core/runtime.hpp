@@ -22,6 +22,7 @@ struct runtime {
   std::vector<int> local_of_world;  // world rank -> index on this host, -1 if remote
   std::vector<int> world_of_local;  // index on this host -> world rank
   int host_ranks = 1;  // ranks on this host, whichever transport joins them
+  int host_index = 0;  // this rank's index among them (in world rank order)
   int local_rank = 0;
   // Ranks this transport reaches through shared memory are "local" above. Ranks on other hosts
   // (and, with BATON_TRANSPORT=ucx, every other rank) go through UCX: use_ucx says it is in use.

@@ -58,3 +58,21 @@ if(_hier_ucx)
     endforeach()
   endif()
 endif()
+
+# Where the progress thread runs (hier_progress.c): it follows its application thread's core even
+# while it cannot run itself (2 ranks on 2 cores: no spare core), and BATON_PROGRESS_CORE gives it
+# a core of its own (auto: one rank on 2 cores leaves one; a list: core per rank of the host).
+add_mpi_test(NAME hier_progress_follow SOURCES hier_progress.c NP 2 TIMEOUT 120 LABELS hier threads
+             ARGS follow ENV BATON_ASYNC_PROGRESS=1)
+add_mpi_test(NAME hier_progress_auto SOURCES hier_progress.c NP 1 2 TIMEOUT 120 LABELS hier threads
+             ARGS dedicated ENV BATON_ASYNC_PROGRESS=1 BATON_PROGRESS_CORE=auto)
+add_mpi_test(NAME hier_progress_list SOURCES hier_progress.c NP 2 TIMEOUT 120 LABELS hier threads
+             ARGS dedicated ENV BATON_ASYNC_PROGRESS=1 BATON_PROGRESS_CORE=1,0)
+# A malformed value and a core the process may not use stop MPI_Init with a message naming them.
+foreach(bad "zz" "1000")
+  add_test(NAME hier_progress_bad_${bad}.np1
+           COMMAND ${CMAKE_BINARY_DIR}/bin/mpiexec -n 1 --timeout 30 $<TARGET_FILE:mpitest_hier_progress_follow>)
+  set_tests_properties(hier_progress_bad_${bad}.np1 PROPERTIES TIMEOUT 45 LABELS "mpi;np1;hier" PROCESSORS 1
+                       ENVIRONMENT "BATON_ASYNC_PROGRESS=1;BATON_PROGRESS_CORE=${bad}"
+                       PASS_REGULAR_EXPRESSION "BATON_PROGRESS_CORE=${bad}: ")
+endforeach()
