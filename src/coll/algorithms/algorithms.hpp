@@ -179,14 +179,12 @@ inline bool shm_alltoall_usable(const coll_args& a) {
 // non-commutative op only when each host's ranks are consecutive.
 inline bool two_level_preferred(const coll_args& a) { return spans_hosts(a.c); }
 inline bool two_level_reduction_usable(const coll_args& a) { return commutative(a) || hosts_of(a.c).blocked; }
-// Alltoall through the leaders: types whose elements lie back to back, not in place; preferred
-// for blocks up to two_level_a2a_max bytes, where messages, not bytes, cost the time between
-// hosts (larger blocks cross as they are, one message per pair of ranks, without the leaders'
-// extra copies).
+// Alltoall through the leaders: not in place; preferred for blocks up to two_level_a2a_max
+// bytes, where messages, not bytes, cost the time between hosts (larger blocks cross as they
+// are, one message per pair of ranks, without the leaders' extra copies). Only the block's byte
+// count decides (ranks may use different datatypes of one signature).
 inline constexpr int64_t two_level_a2a_max = 2048;
-inline bool two_level_alltoall_usable(const coll_args& a) {
-  return !a.in_place && shm::single_copy_reducible(a.type) && shm::single_copy_reducible(a.rtype);
-}
+inline bool two_level_alltoall_usable(const coll_args& a) { return !a.in_place; }
 inline bool two_level_alltoall_preferred(const coll_args& a) {
   return a.rcount * a.rtype->size() <= two_level_a2a_max && spans_hosts(a.c);
 }
