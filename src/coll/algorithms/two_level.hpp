@@ -20,25 +20,7 @@
 
 namespace baton::coll::two_level {
 
-// "No step": a dependency that is not there.
-inline constexpr uint32_t none = UINT32_MAX;
-inline std::vector<uint32_t> deps(uint32_t s) { return s == none ? std::vector<uint32_t>{} : std::vector<uint32_t>{s}; }
-inline std::vector<uint32_t> deps(uint32_t s, uint32_t t) {
-  std::vector<uint32_t> d = deps(s);
-  if (t != none) d.push_back(t);
-  return d;
-}
-
 inline const core::datatype* byte_type() { return core::predefined_datatype(0x247); }
-
-// A list of communicator ranks (a host's members, or the hosts' leaders) and this rank's index in
-// it (-1: not a member). Trees over a group are binomial over the indices.
-struct group {
-  std::vector<int> ranks;
-  int me = -1;
-  int size() const { return int(ranks.size()); }
-  int operator[](int i) const { return ranks[size_t(i)]; }
-};
 
 // This rank's host as a group.
 inline group host_group(const host_layout& L, int me) {
@@ -78,13 +60,13 @@ inline uint32_t tree_bcast(builder& b, const group& g, int root, buf_ref buf, in
   int mask = 1;
   while (mask < n) {
     if (vr & mask) {
-      have = b.add(make_step(step_kind::recv, g[(vr - mask + root) % n], buf, {}, count, t), deps(ready));
+      have = b.add(make_step(step_kind::recv, g[(vr - mask + root) % n], buf, {}, count, t), after(ready));
       break;
     }
     mask <<= 1;
   }
   for (mask >>= 1; mask > 0; mask >>= 1)
-    if (vr + mask < n) b.add(make_step(step_kind::send, g[(vr + mask + root) % n], buf, {}, count, t), deps(have));
+    if (vr + mask < n) b.add(make_step(step_kind::send, g[(vr + mask + root) % n], buf, {}, count, t), after(have));
   return have;
 }
 
@@ -104,9 +86,9 @@ inline uint32_t tree_reduce(builder& b, const group& g, int root, buf_ref src, b
   for (int mask = 1; mask < n; mask <<= 1) {
     if (vr & mask)
       return b.add(make_step(step_kind::send, g[(vr - mask + root) % n], combined ? acc : src, {}, count, t),
-                   deps(last));
+                   after(last));
     if (vr + mask < n) {
-      const uint32_t r = b.add(make_step(step_kind::recv, g[(vr + mask + root) % n], tmp, {}, count, t), deps(last));
+      const uint32_t r = b.add(make_step(step_kind::recv, g[(vr + mask + root) % n], tmp, {}, count, t), after(last));
       if (commutative) {
         last = b.reduce(tmp, acc, count, t, {r});  // acc = child op acc
       } else {
@@ -116,47 +98,6 @@ inline uint32_t tree_reduce(builder& b, const group& g, int root, buf_ref src, b
       combined = true;
     }
   }
-  return last;
-}
-
-// Recursive-doubling allreduce among g (index order = rank order where the op is not
-// commutative): log2 p exchange rounds among the largest power of two p <= n; the first 2(n-p)
-// members fold pairwise before and get the result back after. acc holds this rank's data after
-// `ready`; tmp is scratch. Returns the step after which acc holds the result. A rank outside g
-// does nothing.
-inline uint32_t group_allreduce(builder& b, const group& g, buf_ref acc, buf_ref tmp, int64_t count,
-                                const core::datatype* t, bool commutative, uint32_t ready) {
-  const int n = g.size(), me = g.me;
-  if (me < 0 || n < 2) return ready;
-  int pof2 = 1;
-  while (pof2 * 2 <= n) pof2 *= 2;
-  const int rem = n - pof2;
-  uint32_t last = ready;
-  int newrank;
-  if (me < 2 * rem) {
-    if (me % 2 == 0) {
-      const uint32_t s = b.add(make_step(step_kind::send, g[me + 1], acc, {}, count, t), deps(last));
-      return b.recv(g[me + 1], acc, count, t, {s});
-    }
-    const uint32_t r = b.add(make_step(step_kind::recv, g[me - 1], tmp, {}, count, t), deps(last));
-    last = b.reduce(tmp, acc, count, t, {r});  // acc = left op acc
-    newrank = me / 2;
-  } else {
-    newrank = me - rem;
-  }
-  for (int mask = 1; mask < pof2; mask <<= 1) {
-    const int newdst = newrank ^ mask;
-    const int dst = newdst < rem ? newdst * 2 + 1 : newdst + rem;
-    const uint32_t s = b.add(make_step(step_kind::send, g[dst], acc, {}, count, t), deps(last));
-    const uint32_t r = b.add(make_step(step_kind::recv, g[dst], tmp, {}, count, t), deps(last));
-    if (dst < me || commutative) {
-      last = b.reduce(tmp, acc, count, t, {s, r});  // acc = theirs op acc
-    } else {
-      const uint32_t red = b.reduce(acc, tmp, count, t, {s, r});  // tmp = acc op theirs
-      last = b.copy(tmp, acc, count, t, {red});
-    }
-  }
-  if (me < 2 * rem) b.send(g[me - 1], acc, count, t, {last});
   return last;
 }
 

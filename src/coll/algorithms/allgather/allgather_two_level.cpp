@@ -27,7 +27,7 @@ errc allgather_two_level(const coll_args& a, builder& b) {
   const core::datatype* mtype = a.in_place ? a.rtype : a.type;
 
   const int my_host = L.host_of[size_t(me)];
-  uint32_t have = none;  // this rank holds every block in `packed`
+  uint32_t have = no_step;  // this rank holds every block in `packed`
   if (leaders.me >= 0) {
     std::vector<uint32_t> gathered;
     // Own block into place (a message to itself packs any datatype), unless it is there already.
@@ -37,16 +37,16 @@ errc allgather_two_level(const coll_args& a, builder& b) {
     }
     for (int i = 1; i < host.size(); ++i)
       gathered.push_back(b.recv(host[i], at_pos(L.first[size_t(my_host)] + i), block, byte));
-    const uint32_t host_done = gathered.empty() ? none : join(b, gathered);
+    const uint32_t host_done = gathered.empty() ? no_step : join(b, gathered);
     std::vector<uint32_t> all = gathered;
     for (int h = 0; h < L.nhosts; ++h) {
       if (h == my_host) continue;
       b.add(make_step(step_kind::send, leaders[h], at_pos(L.first[size_t(my_host)]), {},
                       L.host_size(my_host) * block, byte),
-            deps(host_done));
+            after(host_done));
       all.push_back(b.recv(leaders[h], at_pos(L.first[size_t(h)]), L.host_size(h) * block, byte));
     }
-    have = all.empty() ? none : join(b, all);
+    have = all.empty() ? no_step : join(b, all);
   } else {
     // The blocks come back over this rank's own one (in place): after it has left.
     have = b.send(host[0], mine, mcount, mtype);
@@ -59,9 +59,9 @@ errc allgather_two_level(const coll_args& a, builder& b) {
       if (shm::single_copy_reducible(a.rtype)) {
         b.add(make_step(step_kind::copy, 0, at_pos(L.position(r)), {slot_recv, a.rtype->true_lb() + r * block},
                         block, byte),
-              deps(have));
+              after(have));
       } else {
-        b.add(make_step(step_kind::send, me, at_pos(L.position(r)), {}, block, byte), deps(have));
+        b.add(make_step(step_kind::send, me, at_pos(L.position(r)), {}, block, byte), after(have));
         b.recv(me, user_block(r), a.rcount, a.rtype);
       }
     }

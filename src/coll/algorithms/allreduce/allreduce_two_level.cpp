@@ -27,9 +27,9 @@ errc allreduce_two_level(const coll_args& a, builder& b) {
   for (int k = 0; k < nseg; ++k) {
     const int64_t off = piece_begin(a.count, nseg, k), cnt = piece_count(a.count, nseg, k);
     const buf_ref acc_k = at(acc, t, off), tmp_k = at(tmp, t, off), in_k = at(in, t, off);
-    const uint32_t mine = direct || a.in_place ? none : b.copy(in_k, acc_k, cnt, t);
+    const uint32_t mine = direct || a.in_place ? no_step : b.copy(in_k, acc_k, cnt, t);
     const uint32_t up = tree_reduce(b, host, 0, direct ? in_k : acc_k, acc_k, tmp_k, cnt, t, comm_op, mine);
-    const uint32_t all = group_allreduce(b, leaders, acc_k, tmp_k, cnt, t, comm_op, up);
+    const uint32_t all = recursive_doubling_allreduce(b, leaders, acc_k, tmp_k, cnt, t, comm_op, up);
     tree_bcast(b, host, 0, acc_k, cnt, t, all);
   }
   return errc::success;

@@ -108,9 +108,9 @@ errc alltoall_two_level(const coll_args& a, builder& b) {
         arrived.push_back(b.copy(at_block(I, off + int64_t(j) * sh + i),
                                  at_block(S, int64_t(j) * remote + rp(L.member(h, i))), block, byte, {got}));
   }
-  const uint32_t ready = arrived.empty() ? none : join(b, arrived);
+  const uint32_t ready = arrived.empty() ? no_step : join(b, arrived);
   for (int j = 1; j < m; ++j)
-    b.add(make_step(step_kind::send, host[j], at_block(S, int64_t(j) * remote), {}, bytes, byte), deps(ready));
+    b.add(make_step(step_kind::send, host[j], at_block(S, int64_t(j) * remote), {}, bytes, byte), after(ready));
   return errc::success;
 }
 

@@ -15,7 +15,7 @@ errc barrier_two_level(const coll_args& a, builder& b) {
   // Fan-in towards index 0: a rank signals its parent once all its children have signalled.
   const int n = host.size(), vr = host.me;
   std::vector<uint32_t> children;
-  uint32_t in = none;
+  uint32_t in = no_step;
   int mask = 1;
   for (; mask < n; mask <<= 1) {
     if (vr & mask) {
@@ -29,8 +29,8 @@ errc barrier_two_level(const coll_args& a, builder& b) {
   const int h = leaders.size(), lm = leaders.me;
   if (lm >= 0) {
     for (int k = 1; k < h; k <<= 1) {
-      b.add(make_step(step_kind::send, leaders[(lm + k) % h], {}, {}, 0, byte), deps(in));
-      in = b.add(make_step(step_kind::recv, leaders[(lm - k + h) % h], {}, {}, 0, byte), deps(in));
+      b.add(make_step(step_kind::send, leaders[(lm + k) % h], {}, {}, 0, byte), after(in));
+      in = b.add(make_step(step_kind::recv, leaders[(lm - k + h) % h], {}, {}, 0, byte), after(in));
     }
   }
   tree_bcast(b, host, 0, buf_ref{}, 0, byte, in);

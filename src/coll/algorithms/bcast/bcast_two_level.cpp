@@ -22,14 +22,14 @@ errc bcast_two_level(const coll_args& a, builder& b) {
   const int nseg = segments(total, total);
   if (nseg == 1) {
     const buf_ref buf{slot_recv, 0};
-    const uint32_t got = tree_bcast(b, leaders, root_host, buf, a.count, a.type, none);
+    const uint32_t got = tree_bcast(b, leaders, root_host, buf, a.count, a.type, no_step);
     tree_bcast(b, host, host_root, buf, a.count, a.type, got);
     return errc::success;
   }
   const core::datatype* byte = byte_type();
   const bool direct = a.type->is_contiguous();
   const buf_ref base = direct ? buf_ref{slot_recv, a.type->true_lb()} : buf_ref{b.temp(total), 0};
-  uint32_t packed = none;
+  uint32_t packed = no_step;
   if (!direct && me == root) {
     b.send(me, buf_ref{slot_recv, 0}, a.count, a.type);
     packed = b.recv(me, base, total, byte);

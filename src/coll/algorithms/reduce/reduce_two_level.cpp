@@ -33,13 +33,13 @@ errc reduce_two_level(const coll_args& a, builder& b) {
     const int64_t off = piece_begin(a.count, nseg, k), cnt = piece_count(a.count, nseg, k);
     const buf_ref acc_k = at(acc, t, off), tmp_k = at(tmp, t, off), in_k = at(in, t, off);
     const bool same = !direct && in.slot == acc.slot;
-    const uint32_t mine = direct || same ? none : b.copy(in_k, acc_k, cnt, t);
+    const uint32_t mine = direct || same ? no_step : b.copy(in_k, acc_k, cnt, t);
     const uint32_t up = tree_reduce(b, host, host_root, direct ? in_k : acc_k, acc_k, tmp_k, cnt, t, comm_op, mine);
     const uint32_t done = tree_reduce(b, leaders, top_host, acc_k, acc_k, tmp_k, cnt, t, comm_op, up);
     if (top != root) {
-      if (me == top) b.add(make_step(step_kind::send, root, acc_k, {}, cnt, t), deps(done));
+      if (me == top) b.add(make_step(step_kind::send, root, acc_k, {}, cnt, t), after(done));
       // after this rank's own data left its buffers (its receive buffer, in place)
-      if (at_root) b.add(make_step(step_kind::recv, top, at(buf_ref{slot_recv, 0}, t, off), {}, cnt, t), deps(done));
+      if (at_root) b.add(make_step(step_kind::recv, top, at(buf_ref{slot_recv, 0}, t, off), {}, cnt, t), after(done));
     }
   }
   return errc::success;
