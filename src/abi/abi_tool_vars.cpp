@@ -2,9 +2,11 @@
 // the value the library itself uses, through the accessor of the code that owns it.
 #include <cstdlib>
 #include <cstring>
+#include <tuple>
 
 #include "abi/abi_tool.hpp"
 #include "coll/coll.hpp"
+#include "coll/hosts.hpp"
 #include "coll/shm_region.hpp"
 #include "core/copy.hpp"
 #include "core/progress.hpp"
@@ -157,6 +159,27 @@ struct builder {
                        "between processes: 1 (on) when baton_shm_cma is on and BATON_PCOLL_SINGLE_COPY is not "
                        "0. Read once.",
                        [] { return int64_t(coll::shm::single_copy_enabled() ? 1 : 0); }, &g_switch));
+    for (const auto& [name, desc, read] :
+         {std::tuple{"baton_coll_remote_bytes",
+                     "Bytes that collectives (every algorithm's messages, blocking, nonblocking and persistent) "
+                     "sent to ranks on other hosts while the handle is started (what crossed between hosts); starts "
+                     "stopped at 0, can be written and reset.",
+                     &coll::coll_remote_bytes},
+          std::tuple{"baton_coll_remote_messages",
+                     "Messages that collectives sent to ranks on other hosts while the handle is started; starts "
+                     "stopped at 0, can be written and reset.",
+                     &coll::coll_remote_messages}}) {
+      pvar v;
+      v.name = name;
+      v.desc = desc;
+      v.var_class = MPI_T_PVAR_CLASS_COUNTER;
+      v.verbosity = MPI_T_VERBOSITY_USER_DETAIL;
+      v.readonly = false;
+      v.continuous = false;
+      v.atomic = true;
+      v.read = [read] { return uint64_t(read()); };
+      add_pvar(coll, std::move(v));
+    }
     for (size_t k = 0; k < size_t(coll::coll_kind::count_); ++k) {
       const auto kind = coll::coll_kind(k);
       const char* cname = coll::coll_name(kind);
@@ -188,14 +211,16 @@ struct builder {
 
     // ---- baton_progress ----
     add_cvar(progress, num("baton_spin_us", value_kind::u64, MPI_T_VERBOSITY_TUNER_DETAIL, MPI_T_SCOPE_READONLY,
-                           "Microseconds a waiting thread polls (spinning) after the last progress before it "
-                           "starts yielding its core. BATON_SPIN_US, default 50; MPI_Init makes it 0 when the "
-                           "ranks on this host outnumber the cores the process may use, unless BATON_SPIN_US "
-                           "is set.",
+                           "Microseconds a waiting thread polls (spinning) after the last progress; past them it "
+                           "yields its core between polls only when this is 0. BATON_SPIN_US, default 50; "
+                           "MPI_Init makes it 0 when the ranks on this host outnumber the cores the process may "
+                           "use, unless BATON_SPIN_US is set.",
                            [] { return int64_t(core::progress_backoff().spin_ns / 1000); }));
     add_cvar(progress, num("baton_yield_us", value_kind::u64, MPI_T_VERBOSITY_TUNER_DETAIL, MPI_T_SCOPE_READONLY,
                            "Microseconds after the last progress until which a waiting thread keeps polling "
-                           "with sched_yield, then sleeps on its doorbell. BATON_YIELD_US, default 1000.",
+                           "(with sched_yield where baton_spin_us is 0), then sleeps on its doorbell. "
+                           "BATON_YIELD_US, default 5000; 1000 where the ranks on this host outnumber the cores "
+                           "the process may use, unless BATON_YIELD_US is set.",
                            [] { return int64_t(core::progress_backoff().yield_ns / 1000); }));
     add_cvar(progress, num("baton_async_progress", value_kind::i32, MPI_T_VERBOSITY_USER_BASIC,
                            MPI_T_SCOPE_READONLY,

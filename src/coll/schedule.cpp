@@ -8,6 +8,7 @@
 #include <mutex>
 #include <vector>
 
+#include "coll/hosts.hpp"
 #include "coll/shm_region.hpp"
 #include "core/comm.hpp"
 #include "core/datatype.hpp"
@@ -271,11 +272,22 @@ bool own_poll(run* r) {
   return moved;
 }
 
+// The bytes collectives send to other hosts (MPI_T baton_coll_remote_bytes / _messages): only
+// the engine-lock holder counts, so plain stores suffice; readers in other threads see whole values.
+std::atomic<uint64_t> g_remote_bytes{0}, g_remote_messages{0};
+void count_remote_send(const core::comm* c, const step& s) {
+  if (core::rt().local_of_world[size_t(c->world_rank(s.peer))] >= 0) return;
+  g_remote_bytes.store(g_remote_bytes.load(std::memory_order_relaxed) + uint64_t(s.count) * s.type->size(),
+                       std::memory_order_relaxed);
+  g_remote_messages.store(g_remote_messages.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+}
+
 void start_step(run* r, uint32_t idx) {
   const step& s = r->p->steps[idx];
   switch (s.kind) {
     case step_kind::send:
     case step_kind::recv:
+      if (s.kind == step_kind::send && core::rt().use_ucx) count_remote_send(r->c, s);
       if (r->bound) {
         p2p::start_prepared(r->prepared[idx]);
         break;
@@ -477,6 +489,9 @@ void schedule_init() {
   core::progress_add_poller(coll_poll);
   g_registered = true;
 }
+
+unsigned long long coll_remote_bytes() { return g_remote_bytes.load(std::memory_order_relaxed); }
+unsigned long long coll_remote_messages() { return g_remote_messages.load(std::memory_order_relaxed); }
 
 uint64_t runs_in_flight() { return g_in_flight; }
 

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "coll/coll.hpp"
+#include "coll/hosts.hpp"
 #include "core/copy.hpp"
 #include "core/datatype.hpp"
 #include "core/op.hpp"
@@ -39,11 +40,12 @@ void region_free(core::comm* c) {
   g_live.fetch_sub(1, std::memory_order_relaxed);
 }
 
-bool wanted(const core::comm* c) {
+bool wanted(core::comm* c) {
   if (!coll_shm_enabled() || c->size < 2) return false;
   for (int r = 0; r < c->size; ++r)
     if (core::rt().local_of_world[size_t(c->world_rank(r))] < 0) return false;
-  return true;
+  // Hosts faked for the collectives (BATON_COLL_HOSTS) count as hosts here too.
+  return hosts_of(c).nhosts == 1;
 }
 
 // Collective over c (blocking, message algorithms while the region is not ready): *all becomes

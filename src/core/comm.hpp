@@ -62,6 +62,9 @@ class comm : public slab_allocated<comm> {
   uint8_t coll_shm_state = 0;
   uint64_t coll_shm_seq = 0;
   void (*coll_shm_free)(comm*) = nullptr;
+  // How the ranks sit on hosts (src/coll/hosts.hpp, the host-aware collectives): computed from
+  // the runtime's host map on first use, without communication, and kept for the communicator's life.
+  std::shared_ptr<const void> coll_hosts;
   std::vector<attribute> attrs;  // cached attributes, in the order first set (src/abi runs callbacks)
   std::vector<std::pair<std::string, std::string>> hints;  // info hints (MPI_Comm_set_info)
   std::shared_ptr<const topology> topo;  // process topology (core/topo.hpp), shared with dups

@@ -2,8 +2,8 @@
 //
 // Subsystems register a poll function (point-to-point transports now, collective schedules
 // later); progress_poll() runs each once. A poll's work scales with the events that happened.
-// Waiting spins briefly, then yields, then sleeps on the transport's doorbell (futex), so ranks
-// that outnumber cores don't burn them.
+// Waiting polls for a while (yielding only where ranks outnumber cores), then sleeps on the
+// transport's doorbell (futex), so ranks waiting long don't burn their cores.
 #pragma once
 
 #include <sched.h>
@@ -69,15 +69,31 @@ inline std::atomic<int>& progress_engine_holder_cpu() {
 }
 // New work was started by an application thread: wake the progress thread if it sleeps, and
 // tell it the core this thread runs on (sched_getcpu reads the rseq area: no system call).
+// When this thread has moved to another core, it moves the progress thread there itself
+// (progress_thread_follow): the progress thread may be unable to run where it is, on a core now
+// kept busy by another process, and so could never move itself.
+void progress_thread_follow(int cpu);
 inline void progress_new_work() {
   if (!progress_thread_active()) return;
   if (progress_no_spare_core()) {
     const int cpu = sched_getcpu();
     std::atomic<int>& app = progress_app_cpu();
-    if (app.load(std::memory_order_relaxed) != cpu) app.store(cpu, std::memory_order_relaxed);
+    if (app.load(std::memory_order_relaxed) != cpu) {
+      app.store(cpu, std::memory_order_relaxed);
+      progress_thread_follow(cpu);
+    }
   }
   progress_thread_wake();
 }
+// BATON_PROGRESS_CORE, checked at start-up (errc::arg with a message when it is malformed or names
+// a core this process may not use): unset or "idle", the progress thread runs at SCHED_IDLE as
+// described above; "auto", it gets a core of its own where this process's cores are at least two
+// per rank of this host (the last ones: core list[count - 1 - host index]), else SCHED_IDLE;
+// "c0,c1,...", core c[host index % count]. A thread with a core of its own runs at the normal
+// policy, bound there, and polls between operations without yielding.
+[[nodiscard]] errc progress_core_check();
+// The core the progress thread has to itself (-1: none, the SCHED_IDLE design).
+int progress_dedicated_core();
 void progress_thread_start();
 void progress_thread_stop();
 // Application threads driving progress in progress_wait (not while they sleep there): the
@@ -93,9 +109,21 @@ inline std::atomic<int>& progress_unbelled() {
 constexpr long unbelled_sleep_ns = 20000;
 
 // Waiting is measured in time, not polls: a poll costs anything from 10 ns to microseconds.
+// A waiting thread polls (with pause) for spin_ns after the last progress, then keeps polling
+// until yield_ns, then sleeps on the doorbell. Between spin_ns and yield_ns it polls with
+// sched_yield only where this host's ranks outnumber its cores (spin_ns 0: the peer likely needs
+// this very core); elsewhere it keeps to pause, because on a machine loaded by other processes a
+// yield hands the core to one of them for a whole time slice (milliseconds), and a rank that
+// yields whenever its peer is descheduled loses its own turn when the peer comes back: 64 KiB
+// Ialltoall + Wait at 2 ranks on 2 cores at load 50, medians of 20-call batches, 256-1644 us
+// yielding from 50 us against 4.8-5.1 us polling with pause (best batches 4.4 us either way;
+// Open MPI, which never yields, 6.0-6.4). Sleeping after 1 ms had the same effect (1.4-1.8 ms:
+// a rank preempted for a slice puts its peer to sleep, and each wake-up costs another slice), so
+// a waiting thread sleeps after 5 ms (1 ms where ranks outnumber cores, which yields hand over).
+constexpr uint64_t oversubscribed_yield_ns = 1000000;
 struct backoff_policy {
   uint64_t spin_ns = 50000;     // pure polling (with pause) for this long after the last progress
-  uint64_t yield_ns = 1000000;  // then polling with sched_yield until this long
+  uint64_t yield_ns = 5000000;  // then polling (with sched_yield only when spin_ns is 0) until this long
   long sleep_ns = 10000000;     // then sleeping on the doorbell (futex timeout as a safety net)
 };
 backoff_policy& progress_backoff();
@@ -177,7 +205,10 @@ void progress_wait(engine_guard& guard, Done done) {
     }
     if (idle < b.yield_ns) {
       guard.unlock();
-      sched_yield();
+      if (b.spin_ns == 0)
+        sched_yield();
+      else
+        __builtin_ia32_pause();
       guard.lock();
       continue;
     }

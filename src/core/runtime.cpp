@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 
 #include "core/procs.hpp"
 #include "core/progress.hpp"
@@ -74,6 +75,7 @@ errc choose_transports(runtime& R) {
     R.local_of_world[static_cast<size_t>(R.world_rank)] = 0;
     R.world_of_local.assign(1, R.world_rank);
     R.local_rank = 0;
+    for (int r = 0; r < R.world_size; ++r) R.host_of_world[static_cast<size_t>(r)] = r;
   }
   R.use_ucx = multihost || want == "ucx";
   if (R.use_ucx && !ucx_built()) {
@@ -153,8 +155,10 @@ errc runtime_init(thread_level requested, thread_level* provided) {
   if (errc e = R.pmi.barrier(); e != errc::success) return e;
   R.local_of_world.assign(static_cast<size_t>(R.world_size), -1);
   R.world_of_local.clear();
+  R.host_of_world.assign(static_cast<size_t>(R.world_size), 0);
   const std::string mine = hex(R.hostname);
   std::string first_host;
+  std::unordered_map<std::string, int> first_of;  // host name -> its lowest world rank
   for (int r = 0; r < R.world_size; ++r) {
     std::string h = mine;
     if (r != R.world_rank) {
@@ -165,12 +169,15 @@ errc runtime_init(thread_level requested, thread_level* provided) {
       R.local_of_world[static_cast<size_t>(r)] = static_cast<int>(R.world_of_local.size());
       R.world_of_local.push_back(r);
     }
+    R.host_of_world[static_cast<size_t>(r)] = first_of.try_emplace(std::move(h), r).first->second;
   }
   R.local_rank = R.local_of_world[static_cast<size_t>(R.world_rank)];
   R.host_color = R.world_of_local[0];
   R.host_ranks = static_cast<int>(R.world_of_local.size());
+  R.host_index = R.local_rank;
   if (errc e = choose_transports(R); e != errc::success) return e;
   procs_init(R.pmi.kvsname(), first_host);
+  if (errc e = progress_core_check(); e != errc::success) return e;
 
   R.level = capped_level(requested);
   *provided = R.level;

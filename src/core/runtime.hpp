@@ -22,11 +22,16 @@ struct runtime {
   std::vector<int> local_of_world;  // world rank -> index on this host, -1 if remote
   std::vector<int> world_of_local;  // index on this host -> world rank
   int host_ranks = 1;  // ranks on this host, whichever transport joins them
+  int host_index = 0;  // this rank's index among them (in world rank order)
   int local_rank = 0;
   // Ranks this transport reaches through shared memory are "local" above. Ranks on other hosts
   // (and, with BATON_TRANSPORT=ucx, every other rank) go through UCX: use_ucx says it is in use.
   bool use_ucx = false;
   int host_color = 0;  // lowest world rank on this host (MPI_COMM_TYPE_SHARED)
+  // World rank -> its host, named by the host's lowest world rank (the same on every rank). With
+  // BATON_TRANSPORT=ucx every rank is a host of its own, as the transports see it. The host-aware
+  // collectives (src/coll/hosts.hpp) group communicators by it.
+  std::vector<int> host_of_world;
 
   thread_level level = thread_level::single;
   bool threaded = false;  // engine lock in use (MPI_THREAD_MULTIPLE)

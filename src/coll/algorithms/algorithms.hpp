@@ -2,9 +2,11 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <vector>
 
 #include "coll/coll.hpp"
+#include "coll/hosts.hpp"
 #include "coll/shm_region.hpp"
 #include "core/comm.hpp"
 #include "core/copy.hpp"
@@ -77,6 +79,60 @@ uint32_t recursive_halving(builder& b, buf_ref acc, buf_ref tmp, int64_t count, 
     *lo = keep_lo;
     *hi = keep_hi;
   }
+  return last;
+}
+
+// "No step": a dependency that is not there; after(s) is {s}, or {} for none.
+inline constexpr uint32_t no_step = UINT32_MAX;
+inline std::vector<uint32_t> after(uint32_t s) { return s == no_step ? std::vector<uint32_t>{} : std::vector<uint32_t>{s}; }
+
+// A list of communicator ranks (every rank, a host's members, the hosts' leaders) and this rank's
+// index in it (-1: not a member). Trees over a group are binomial over the indices.
+struct group {
+  std::vector<int> ranks;
+  int me = -1;
+  int size() const { return int(ranks.size()); }
+  int operator[](int i) const { return ranks[size_t(i)]; }
+};
+
+// Recursive-doubling allreduce among g (index order = rank order where the op is not
+// commutative): log2 p exchange rounds among the largest power of two p <= n; the first 2(n-p)
+// members fold pairwise before and get the result back after. acc holds this rank's data after
+// `ready`; tmp is scratch. Returns the step after which acc holds the result. A rank outside g
+// does nothing.
+inline uint32_t recursive_doubling_allreduce(builder& b, const group& g, buf_ref acc, buf_ref tmp, int64_t count,
+                                             const core::datatype* t, bool commutative, uint32_t ready) {
+  const int n = g.size(), me = g.me;
+  if (me < 0 || n < 2) return ready;
+  int pof2 = 1;
+  while (pof2 * 2 <= n) pof2 *= 2;
+  const int rem = n - pof2;
+  uint32_t last = ready;
+  int newrank;
+  if (me < 2 * rem) {
+    if (me % 2 == 0) {
+      const uint32_t s = b.add(make_step(step_kind::send, g[me + 1], acc, {}, count, t), after(last));
+      return b.recv(g[me + 1], acc, count, t, {s});
+    }
+    const uint32_t r = b.add(make_step(step_kind::recv, g[me - 1], tmp, {}, count, t), after(last));
+    last = b.reduce(tmp, acc, count, t, {r});  // acc = left op acc
+    newrank = me / 2;
+  } else {
+    newrank = me - rem;
+  }
+  for (int mask = 1; mask < pof2; mask <<= 1) {
+    const int newdst = newrank ^ mask;
+    const int dst = newdst < rem ? newdst * 2 + 1 : newdst + rem;
+    const uint32_t s = b.add(make_step(step_kind::send, g[dst], acc, {}, count, t), after(last));
+    const uint32_t r = b.add(make_step(step_kind::recv, g[dst], tmp, {}, count, t), after(last));
+    if (dst < me || commutative) {
+      last = b.reduce(tmp, acc, count, t, {s, r});  // acc = theirs op acc
+    } else {
+      const uint32_t red = b.reduce(acc, tmp, count, t, {s, r});  // tmp = acc op theirs
+      last = b.copy(tmp, acc, count, t, {red});
+    }
+  }
+  if (me < 2 * rem) b.send(g[me - 1], acc, count, t, {last});
   return last;
 }
 
@@ -170,6 +226,22 @@ inline bool single_copy_allreduce_preferred(const coll_args& a) {
 inline bool shm_alltoall_usable(const coll_args& a) {
   const int64_t limit = a.persistent && shm::single_copy_enabled() ? shm::persistent_single_copy_max : shm::slot_bytes;
   return shm::region_ready(a.c) && a.c->size * a.rcount * a.rtype->size() <= limit;
+}
+
+// -- host-aware (two-level) algorithms (two_level.hpp) --
+// Preferred when the communicator spans hosts with more than one rank on some host
+// (coll::spans_hosts; every rank computes the same layout). Reductions keep rank order for a
+// non-commutative op only when each host's ranks are consecutive.
+inline bool two_level_preferred(const coll_args& a) { return spans_hosts(a.c); }
+inline bool two_level_reduction_usable(const coll_args& a) { return commutative(a) || hosts_of(a.c).blocked; }
+// Alltoall through the leaders: not in place; preferred for blocks up to two_level_a2a_max
+// bytes, where messages, not bytes, cost the time between hosts (larger blocks cross as they
+// are, one message per pair of ranks, without the leaders' extra copies). Only the block's byte
+// count decides (ranks may use different datatypes of one signature).
+inline constexpr int64_t two_level_a2a_max = 2048;
+inline bool two_level_alltoall_usable(const coll_args& a) { return !a.in_place; }
+inline bool two_level_alltoall_preferred(const coll_args& a) {
+  return a.rcount * a.rtype->size() <= two_level_a2a_max && spans_hosts(a.c);
 }
 
 // -- gather(v), scatter(v), allgather(v): selection predicates --
