@@ -14,6 +14,7 @@
 #include "core/comm.hpp"
 #include "core/datatype.hpp"
 #include "core/group.hpp"
+#include "core/progress.hpp"
 #include "core/runtime.hpp"
 #include "io/comm_util.hpp"
 #include "io/datarep.hpp"
@@ -249,6 +250,12 @@ errc file_open(core::comm* uc, const char* filename, int amode,
 }
 
 errc file_close(file* f) {
+  // Requests the program freed (MPI_Request_free) may still be running on this file: they finish
+  // first, since they use it.
+  if (f->pending.load(std::memory_order_acquire) > 0) {
+    core::engine_guard g;
+    core::progress_wait(g, [f] { return f->pending.load(std::memory_order_acquire) == 0; });
+  }
   // Everyone is done with the file (its shared pointer included) before the lock file and, with
   // MPI_MODE_DELETE_ON_CLOSE, the file go.
   errc e = f->size > 1 ? barrier(f->c) : errc::success;

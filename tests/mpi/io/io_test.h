@@ -7,6 +7,7 @@
 #define BATON_IO_TEST_H
 
 #include <dirent.h>
+#include <stddef.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
