@@ -7,3 +7,10 @@ add_mpi_test(NAME io_datarep SOURCES io_datarep.c NP 1 2 4 TIMEOUT 60 LABELS io)
 add_mpi_test(NAME io_atomic SOURCES io_atomic.c NP 2 4 TIMEOUT 60 LABELS io)
 add_mpi_test(NAME io_errors SOURCES io_errors.c NP 1 2 4 TIMEOUT 60 LABELS io)
 add_mpi_test(NAME io_async SOURCES io_async.c NP 2 4 TIMEOUT 90 LABELS io async ENV BATON_ASYNC_PROGRESS=1)
+# A rank killed right after MPI_File_sync: its data is in the file (io_kill.sh runs both phases).
+add_mpi_test(NAME io_kill SOURCES io_kill.c NP TIMEOUT 60 LABELS io_kill)
+foreach(np 2 4)
+  add_test(NAME io_kill_synced.np${np}
+           COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/io_kill.sh ${CMAKE_BINARY_DIR}/bin/mpiexec $<TARGET_FILE:mpitest_io_kill> ${np})
+  set_tests_properties(io_kill_synced.np${np} PROPERTIES TIMEOUT 90 LABELS "mpi;io;np${np}" PROCESSORS 1)
+endforeach()
