@@ -57,6 +57,9 @@ struct coll_op;
                               coll_op** out);
 // Advances op; true once it is over. Engine lock held.
 bool coll_advance(coll_op* op);
+// A nonblocking start: drives progress for up to 50 us while the op's first exchanges complete,
+// so that it leaves the call with its file access or data exchange under way. Engine lock held.
+void coll_kick(coll_op* op);
 // The outcome (reads: data moved to memory); frees op.
 [[nodiscard]] errc coll_finish(coll_op* op, core::req_status* st);
 

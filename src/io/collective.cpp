@@ -32,6 +32,7 @@
 #include "coll/schedule.hpp"
 #include "core/comm.hpp"
 #include "core/datatype.hpp"
+#include "core/progress.hpp"
 #include "core/runtime.hpp"
 #include "io/access.hpp"
 #include "io/comm_util.hpp"
@@ -227,28 +228,33 @@ std::vector<frun> covered(const std::vector<contribution>& cs) {
 }
 
 // The datatype placing one contribution's bytes at their offsets in a buffer that starts at file
-// offset lo: *count / *type for a step at buffer offset *at.
-errc contribution_type(const contribution& c, int64_t lo, int64_t* at, int64_t* count, const core::datatype** type,
-                       bool* owned) {
-  if (c.n == 1) {
-    *at = c.runs[0] - lo;
-    *count = c.runs[1];
-    *type = byte_type();
-    *owned = false;
+// offset lo: *count / *type for a step at buffer offset *at. Only bytes below `end` count (a read
+// sends nothing from past the end of the file, so the receiver's buffer keeps its bytes there).
+errc contribution_type(const contribution& c, int64_t lo, int64_t end, int64_t* at, int64_t* count,
+                       const core::datatype** type, bool* owned) {
+  std::vector<int64_t> lens, displs;
+  for (int64_t i = 0; i < c.n && c.runs[2 * i] < end; ++i) {
+    displs.push_back(c.runs[2 * i] - lo);
+    lens.push_back(std::min(c.runs[2 * i + 1], end - c.runs[2 * i]));
+  }
+  *owned = false;
+  *type = byte_type();
+  *at = 0;
+  *count = 0;
+  if (lens.size() <= 1) {
+    if (!lens.empty()) {
+      *at = displs[0];
+      *count = lens[0];
+    }
     return errc::success;
   }
-  std::vector<int64_t> lens(size_t(c.n)), displs(size_t(c.n));
-  for (int64_t i = 0; i < c.n; ++i) {
-    displs[size_t(i)] = c.runs[2 * i] - lo;
-    lens[size_t(i)] = c.runs[2 * i + 1];
-  }
   core::datatype* t = nullptr;
-  if (errc e = core::type_hindexed(c.n, lens.data(), displs.data(), byte_type(), &t); e != errc::success) return e;
+  if (errc e = core::type_hindexed(int64_t(lens.size()), lens.data(), displs.data(), byte_type(), &t); e != errc::success)
+    return e;
   if (errc e = t->commit(); e != errc::success) {
     t->release();
     return e;
   }
-  *at = 0;
   *count = 1;
   *type = t;
   *owned = true;
@@ -268,6 +274,17 @@ errc start_p2(coll_op* op) {
       b.send(agg, {coll::slot_send, s.stream_off}, s.bytes, byte_type());
     else
       b.recv(agg, {coll::slot_recv, s.stream_off}, s.bytes, byte_type());
+  }
+  // Reads: what lies past the end of the file is not read (the status says so).
+  int64_t eof = INT64_MAX;
+  if (!write) {
+    if (errc x = posix::file_size(f->fd, f->name, &eof); x != errc::success) {
+      p->release();
+      return x;
+    }
+    op->t.done = std::clamp<int64_t>(view_stream_below(f->v, eof) - op->t.pos, 0, op->t.len);
+  } else {
+    op->t.done = op->t.len;
   }
   errc e = errc::success;
   if (op->my_agg >= 0) {
@@ -345,7 +362,7 @@ errc start_p2(coll_op* op) {
           int64_t off = 0, count = 0;
           const core::datatype* t = nullptr;
           bool owned = false;
-          if (e = contribution_type(c, lo, &off, &count, &t, &owned); e != errc::success) break;
+          if (e = contribution_type(c, lo, INT64_MAX, &off, &count, &t, &owned); e != errc::success) break;
           recvs.push_back(b.add(coll::make_step(coll::step_kind::recv, c.rank, {buf[bi], off}, {}, count, t), ready));
           if (owned) t->release();
         }
@@ -362,7 +379,7 @@ errc start_p2(coll_op* op) {
           int64_t off = 0, count = 0;
           const core::datatype* t = nullptr;
           bool owned = false;
-          if (e = contribution_type(c, lo, &off, &count, &t, &owned); e != errc::success) break;
+          if (e = contribution_type(c, lo, eof, &off, &count, &t, &owned); e != errc::success) break;
           done_with.push_back(b.add(coll::make_step(coll::step_kind::send, c.rank, {buf[bi], off}, {}, count, t), {rd}));
           if (owned) t->release();
         }
@@ -376,17 +393,6 @@ errc start_p2(coll_op* op) {
   if (e != errc::success) {
     p->release();
     return e;
-  }
-  if (!write) {
-    // What lies past the end of the file is not read (the status says so).
-    int64_t size = 0;
-    if (errc x = posix::file_size(f->fd, f->name, &size); x != errc::success) {
-      p->release();
-      return x;
-    }
-    op->t.done = std::clamp<int64_t>(view_stream_below(f->v, size) - op->t.pos, 0, op->t.len);
-  } else {
-    op->t.done = op->t.len;
   }
   op->cur = start_plan(op, p, op->t.stream, op->t.stream, op->seq2, &e);
   op->st = stage::p2;
@@ -544,6 +550,18 @@ bool coll_advance(coll_op* op) {
         break;
       }
     }
+  }
+}
+
+void coll_kick(coll_op* op) {
+  // Ranks usually start a collective access together: its first exchanges (small records and run
+  // lists) then complete within microseconds, and what follows needs no other rank to run (the
+  // worker's file access, or the data exchange a progress thread drives). Waiting that long here
+  // rather than at the next MPI call is what lets the access overlap the computation after it.
+  const uint64_t until = core::progress_now_ns() + 50000;
+  while (op->st == stage::p0 || op->st == stage::p1) {
+    (void)core::progress_poll();
+    if (coll_advance(op) || core::progress_now_ns() > until) return;
   }
 }
 

@@ -226,6 +226,7 @@ errc file_iaccess(file* f, const access& a, core::request** out) {
       delete s;
       return x;
     }
+    coll_kick(s->op);
   } else {
     if (errc x = transfer_prepare(f, a, off, &s->t); x != errc::success) {
       delete s;

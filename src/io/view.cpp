@@ -20,6 +20,24 @@ inline void push_run(std::vector<frun>& out, int64_t off, int64_t len) {
 }
 
 const char* type_label(const core::datatype* t) { return t->name().empty() ? "(derived)" : t->name().c_str(); }
+
+// A view's types must have non-negative, nondecreasing displacements. *end: where the data ends.
+errc check_displacements(const core::datatype& t, const char* which, int64_t* end) {
+  int64_t prev = 0, last_end = 0;
+  for (const core::dt_segment& s : t.segments()) {
+    if (s.offset < prev)
+      return core::error_set(errc::type,
+                             s.offset < 0 ? "the %s has a negative displacement (%lld)"
+                                          : "the %s's displacements decrease (to %lld): they must be nondecreasing",
+                             which, (long long)s.offset);
+    if (s.count > 1 && s.stride < 0)
+      return core::error_set(errc::type, "the %s's displacements decrease (stride %lld)", which, (long long)s.stride);
+    prev = s.offset + (s.count - 1) * s.stride;
+    last_end = std::max(last_end, prev + s.blocklen);
+  }
+  if (end) *end = last_end;
+  return errc::success;
+}
 }  // namespace
 
 void view_default(view* v) {
@@ -57,22 +75,12 @@ errc view_set(view* v, int64_t disp, const core::datatype* etype, const core::da
                            "the filetype's %lld bytes are not a whole number of etypes of %lld bytes: a filetype "
                            "must be built from the etype",
                            (long long)fsize, (long long)esize);
-  // Displacements must be non-negative and nondecreasing (MPI-4.1 14.3): the stream then runs
-  // forward through the file, which every mapping below relies on.
+  // Displacements must be non-negative and nondecreasing (MPI-4.1 14.3), the etype's as the
+  // filetype's: the stream then runs forward through the file, which every mapping below relies on.
+  int64_t last_end = 0;
+  if (errc e = check_displacements(*etype, "etype", nullptr); e != errc::success) return e;
+  if (errc e = check_displacements(*filetype, "filetype", &last_end); e != errc::success) return e;
   const auto segs = filetype->segments();
-  int64_t prev = 0, last_end = 0;
-  for (const core::dt_segment& s : segs) {
-    if (s.offset < prev)
-      return core::error_set(errc::type,
-                             s.offset < 0 ? "the filetype has a negative displacement (%lld)"
-                                          : "the filetype's displacements decrease (to %lld): a filetype's "
-                                            "displacements must be nondecreasing",
-                             (long long)s.offset);
-    if (s.count > 1 && s.stride < 0)
-      return core::error_set(errc::type, "the filetype's displacements decrease (stride %lld)", (long long)s.stride);
-    prev = s.offset + (s.count - 1) * s.stride;
-    last_end = std::max(last_end, prev + s.blocklen);
-  }
   const bool layout_same = rep->identity() || fsize == filetype->size();
   const bool contiguous = filetype->is_contiguous() || (segs.size() == 1 && segs[0].count == 1);
   if (!layout_same && !contiguous)

@@ -28,6 +28,20 @@ static void test_explicit(int rank, int size) {
   CHECK_RC(rc, "read_at at the end");
   MPI_Get_count(&st, MPI_INT, &n);
   CHECK(n == 2, "count at the end %d", n);
+  /* Every rank reads the same last bytes and past the end, collectively (overlapping ranges:
+   * two-phase with collective buffering forced on): the bytes past the end stay as they were. */
+  MPI_Info cb;
+  MPI_Info_create(&cb);
+  MPI_Info_set(cb, "romio_cb_read", "enable");
+  CHECK_RC(MPI_File_set_info(fh, cb), "set_info");
+  MPI_Info_free(&cb);
+  for (int i = 0; i < 10; ++i) in[i] = -99;
+  rc = MPI_File_read_at_all(fh, sz - 3 * (MPI_Offset)sizeof(int), in, 10, MPI_INT, &st);
+  CHECK_RC(rc, "read_at_all at the end");
+  MPI_Get_count(&st, MPI_INT, &n);
+  CHECK(n == 3, "collective count at the end %d", n);
+  for (int i = 0; i < 3; ++i) CHECK(in[i] == (size - 1) * 1000 + 97 + i, "collective read at the end [%d] = %d", i, in[i]);
+  for (int i = 3; i < 10; ++i) CHECK(in[i] == -99, "a read past the end changed [%d] to %d", i, in[i]);
   MPI_Barrier(MPI_COMM_WORLD);
   rc = MPI_File_close(&fh);
   CHECK_RC(rc, "close");
