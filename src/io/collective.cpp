@@ -227,6 +227,18 @@ std::vector<frun> covered(const std::vector<contribution>& cs) {
   return u;
 }
 
+// Whether the runs of one sender in one stripe travel as one message per run (both sides then
+// contiguous: the shared-memory transport copies such a message once, straight between the two
+// processes) or as one message through an hindexed datatype (many small runs: fewer messages).
+// Sender and aggregator decide alike from the same run list.
+bool per_run(int64_t nruns, int64_t bytes) { return nruns > 1 && nruns <= 64 && bytes / nruns >= (int64_t{32} << 10); }
+
+int64_t contribution_bytes(const contribution& c) {
+  int64_t n = 0;
+  for (int64_t i = 0; i < c.n; ++i) n += c.runs[2 * i + 1];
+  return n;
+}
+
 // The datatype placing one contribution's bytes at their offsets in a buffer that starts at file
 // offset lo: *count / *type for a step at buffer offset *at. Only bytes below `end` count (a read
 // sends nothing from past the end of the file, so the receiver's buffer keeps its bytes there).
@@ -270,10 +282,17 @@ errc start_p2(coll_op* op) {
   // This rank's slices go to (writes) or come from (reads) their stripes' aggregators.
   for (const slice& s : op->slices) {
     const int agg = f->aggregators[size_t(s.stripe % op->naggs)];
-    if (write)
-      b.send(agg, {coll::slot_send, s.stream_off}, s.bytes, byte_type());
-    else
-      b.recv(agg, {coll::slot_recv, s.stream_off}, s.bytes, byte_type());
+    const auto kind = write ? coll::step_kind::send : coll::step_kind::recv;
+    const uint8_t slot = write ? coll::slot_send : coll::slot_recv;
+    if (!per_run(int64_t(s.n), s.bytes)) {
+      b.add(coll::make_step(kind, agg, {slot, s.stream_off}, {}, s.bytes, byte_type()), {});
+      continue;
+    }
+    int64_t at = s.stream_off;
+    for (size_t i = s.first; i < s.first + s.n; ++i) {
+      b.add(coll::make_step(kind, agg, {slot, at}, {}, op->runs[i].len, byte_type()), {});
+      at += op->runs[i].len;
+    }
   }
   // Reads: what lies past the end of the file is not read (the status says so).
   int64_t eof = INT64_MAX;
@@ -359,6 +378,13 @@ errc start_p2(coll_op* op) {
         task->write = true;
         std::vector<uint32_t> recvs;
         for (const contribution& c : cs) {
+          if (per_run(c.n, contribution_bytes(c))) {
+            for (int64_t i = 0; i < c.n; ++i)
+              recvs.push_back(b.add(coll::make_step(coll::step_kind::recv, c.rank, {buf[bi], c.runs[2 * i] - lo}, {},
+                                                    c.runs[2 * i + 1], byte_type()),
+                                    ready));
+            continue;
+          }
           int64_t off = 0, count = 0;
           const core::datatype* t = nullptr;
           bool owned = false;
@@ -376,6 +402,17 @@ errc start_p2(coll_op* op) {
           task->pieces.push_back(frun{lo, hi - lo});
         const uint32_t rd = b.task(task_poll, task.get(), at, data, byte_type(), ready);
         for (const contribution& c : cs) {
+          if (per_run(c.n, contribution_bytes(c))) {
+            // Nothing from past the end of the file: a shorter message leaves the rest of the
+            // receiver's buffer as it was.
+            for (int64_t i = 0; i < c.n; ++i) {
+              const int64_t off = c.runs[2 * i];
+              const int64_t n = std::clamp<int64_t>(eof - off, 0, c.runs[2 * i + 1]);
+              done_with.push_back(
+                  b.add(coll::make_step(coll::step_kind::send, c.rank, {buf[bi], off - lo}, {}, n, byte_type()), {rd}));
+            }
+            continue;
+          }
           int64_t off = 0, count = 0;
           const core::datatype* t = nullptr;
           bool owned = false;
