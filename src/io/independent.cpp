@@ -141,26 +141,35 @@ errc runs_transfer_locked(file* f, bool write, bool locked, const std::vector<fr
   *done = 0;
   const int64_t buf = write ? f->h.ind_wr_buffer_size : f->h.ind_rd_buffer_size;
   const tri mode = write ? f->h.ds_write : f->h.ds_read;
-  size_t i = 0;
-  int64_t m = 0;
-  while (i < runs.size()) {
-    size_t j = i + 1;
-    int64_t data = runs[i].len;
-    int64_t hi = runs[i].off + runs[i].len;
-    while (j < runs.size() && std::max(hi, runs[j].off + runs[j].len) - runs[i].off <= buf) {
-      hi = std::max(hi, runs[j].off + runs[j].len);
-      data += runs[j].len;
-      ++j;
-    }
-    if (runs[i].len <= buf && sieve_pays(mode, write, j - i, data, hi - runs[i].off)) {
-      bool eof = false;
-      int64_t got = 0;
-      if (errc e = sieve_group(f, write, locked, &runs[i], j - i, mem + m, &got, &eof); e != errc::success) return e;
-      *done += got;
-      if (eof) return errc::success;
-      m += data;
-      i = j;
-      continue;
+  // A window [i, j) of runs whose hull fits the buffer slides forward (two pointers: each run
+  // enters and leaves it once). hi may overestimate the window's hull after its first run left,
+  // which only makes the next group smaller.
+  const size_t n = runs.size();
+  size_t i = 0, j = 0;
+  int64_t m = 0, data = 0, hi = 0;
+  while (i < n) {
+    if (mode != tri::disable) {
+      if (j <= i) {
+        j = i + 1;
+        data = runs[i].len;
+        hi = runs[i].off + runs[i].len;
+      }
+      while (j < n && std::max(hi, runs[j].off + runs[j].len) - runs[i].off <= buf) {
+        hi = std::max(hi, runs[j].off + runs[j].len);
+        data += runs[j].len;
+        ++j;
+      }
+      if (runs[i].len <= buf && sieve_pays(mode, write, j - i, data, hi - runs[i].off)) {
+        bool eof = false;
+        int64_t got = 0;
+        if (errc e = sieve_group(f, write, locked, &runs[i], j - i, mem + m, &got, &eof); e != errc::success) return e;
+        *done += got;
+        if (eof) return errc::success;
+        m += data;
+        i = j;
+        continue;
+      }
+      data -= runs[i].len;
     }
     int64_t got = 0;
     if (errc e = direct_run(f, write, runs[i], mem + m, &got); e != errc::success) return e;
