@@ -16,11 +16,8 @@ static double now(void) {
 }
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
   int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  io_dir_init();
+  io_start(&argc, &argv, &rank, &size);
   const char* name = io_path("async");
   int* buf = malloc(sizeof(int) * N);
   for (int i = 0; i < N; ++i) buf[i] = rank * N + i;

@@ -7,11 +7,8 @@
 enum { BLOCKS = 4096, ITER = 10 };
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
   int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  io_dir_init();
+  io_start(&argc, &argv, &rank, &size);
   const char* name = io_path("atomic");
   for (int variant = 0; variant < 3; ++variant) {
     MPI_Info info;

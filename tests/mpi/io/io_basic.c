@@ -199,11 +199,8 @@ static void test_modes(int rank) {
 }
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
   int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  io_dir_init();
+  io_start(&argc, &argv, &rank, &size);
   test_explicit(rank, size);
   test_pointer(rank, size);
   test_queries(rank, size);

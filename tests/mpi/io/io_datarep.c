@@ -43,11 +43,8 @@ static int ext(MPI_Datatype t, MPI_Aint* e, void* extra) {
 static uint32_t be32(const unsigned char* p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
   int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  io_dir_init();
+  io_start(&argc, &argv, &rank, &size);
   enum { N = 16 };
   MPI_File fh;
   const char* reps[] = {"native", "internal", "external32"};

@@ -18,11 +18,8 @@ static void handler(MPI_File* fh, int* code, ...) {
 }
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
   int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  io_dir_init();
+  io_start(&argc, &argv, &rank, &size);
   MPI_File fh;
   int rc;
   /* The default error handler of files is MPI_ERRORS_RETURN. */

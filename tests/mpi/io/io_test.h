@@ -53,6 +53,14 @@ static void io_dir_init(void) {
   MPI_Bcast(io_dir, sizeof(io_dir), MPI_CHAR, 0, MPI_COMM_WORLD);
 }
 
+/* MPI_Init, this rank and the size of MPI_COMM_WORLD, and the test's directory. */
+static void io_start(int* argc, char*** argv, int* rank, int* size) {
+  MPI_Init(argc, argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, rank);
+  MPI_Comm_size(MPI_COMM_WORLD, size);
+  io_dir_init();
+}
+
 /* A path in the test's directory. */
 static const char* io_path(const char* name) {
   static char p[4][640];

@@ -257,10 +257,7 @@ static void bad_views(void) {
 }
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  io_dir_init();
+  io_start(&argc, &argv, &rank, &size);
   g3[0] = 6;
   g3[1] = 5;
   g3[2] = 8;
