@@ -212,7 +212,8 @@ errc file_open(core::comm* uc, const char* filename, int amode,
   view_default(&f->v);
   eh->retain();
   f->eh = eh;
-  std::vector<uint64_t> host_of_rank(size_t(c->size));
+  std::vector<uint64_t>& host_of_rank = f->host_of_rank;
+  host_of_rank.resize(size_t(c->size));
   for (int r = 0; r < c->size; ++r) host_of_rank[size_t(r)] = all[size_t(r)].host;
   f->aggregators = choose_aggregators(host_of_rank, f->h);
   f->sfp = new shared_fp;
@@ -369,6 +370,7 @@ errc file_set_atomicity(file* f, bool flag) {
 
 errc file_set_info(file* f, const std::vector<std::pair<std::string, std::string>>& given) {
   hints_apply(&f->h, given, f->size);
+  f->aggregators = choose_aggregators(f->host_of_rank, f->h);
   return errc::success;
 }
 
@@ -450,6 +452,7 @@ errc file_set_view(file* f, int64_t disp, const core::datatype* etype, const cor
   f->v = probe;  // takes over probe's references
   f->fp = 0;
   hints_apply(&f->h, given, f->size);
+  f->aggregators = choose_aggregators(f->host_of_rank, f->h);
   // The shared pointer returns to 0 once every rank has left the old view.
   errc r0 = errc::success;
   if (f->rank == 0 && (::access(f->sfp->path.c_str(), F_OK) == 0 || f->sfp->fd >= 0)) r0 = shfp_set(f->sfp, 0);

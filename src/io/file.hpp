@@ -88,8 +88,10 @@ struct file {
   // The split collective in progress (one at a time per file, MPI-4.1 14.4.5).
   core::request* split = nullptr;
   bool split_read = false;
-  // Per-host aggregator choice (computed at open): the ranks of c that aggregate collective I/O.
+  // The ranks of c that aggregate collective I/O (from the hints and the ranks' hosts, whose name
+  // hashes open gathered: set_info and set_view choose again with new hints).
   std::vector<int> aggregators;
+  std::vector<uint64_t> host_of_rank;
 };
 
 // The live-file registry: true if f is an open file (a closed or made-up handle is not).

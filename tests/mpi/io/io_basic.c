@@ -121,6 +121,15 @@ static void test_queries(int rank, int size) {
   MPI_Info_get(used, "romio_cb_write", MPI_MAX_INFO_VAL, v, &flag);
   CHECK(flag, "romio_cb_write reported");
   MPI_Info_free(&used);
+  /* cb_nodes set later chooses the aggregators again; get_info reports how many there are. */
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "cb_nodes", "2");
+  CHECK_RC(MPI_File_set_info(fh, info), "set_info cb_nodes");
+  MPI_Info_free(&info);
+  CHECK_RC(MPI_File_get_info(fh, &used), "get_info");
+  MPI_Info_get(used, "cb_nodes", MPI_MAX_INFO_VAL, v, &flag);
+  CHECK(flag && atoi(v) == (size < 2 ? size : 2), "cb_nodes %s", flag ? v : "(absent)");
+  MPI_Info_free(&used);
   int atom = -1;
   MPI_File_get_atomicity(fh, &atom);
   CHECK(atom == 0, "atomicity starts false");
