@@ -149,7 +149,10 @@ struct coll_op {
 
 namespace {
 
-int rec_len(const coll_op* op) { return 3 + op->naggs; }
+// P0 record: error, lo, hi, unsorted (this rank's runs go backwards somewhere), then per aggregator
+// the number of runs in its stripes.
+constexpr int rec_counts = 4;
+int rec_len(const coll_op* op) { return rec_counts + op->naggs; }
 
 // Cuts this rank's runs at stripe boundaries and groups them by stripe.
 void cut_runs(coll_op* op) {
@@ -191,7 +194,7 @@ errc start_p1(coll_op* op) {
   int64_t total = 0;
   if (op->my_agg >= 0)
     for (int r = 0; r < n; ++r) {
-      op->in_n[size_t(r)] = op->all[size_t(r * rec_len(op) + 3 + op->my_agg)];
+      op->in_n[size_t(r)] = op->all[size_t(r * rec_len(op) + rec_counts + op->my_agg)];
       op->in_off[size_t(r)] = total;
       total += 2 * op->in_n[size_t(r)];
     }
@@ -464,8 +467,11 @@ errc decide(coll_op* op) {
                              core::errc_name(errc(err)));
     }
   }
-  // Ranges of the ranks with data, in file order: do they interleave?
+  // Ranges of the ranks with data, in file order: do they interleave? Two-phase needs every
+  // rank's runs in file order (slices of its stream per stripe); otherwise independent access.
   std::vector<std::pair<int64_t, int64_t>> ranges;
+  bool unsorted = false;
+  for (int r = 0; r < f->size; ++r) unsorted |= op->all[size_t(r * L + 3)] != 0;
   for (int r = 0; r < f->size; ++r) {
     const int64_t lo = op->all[size_t(r * L + 1)], hi = op->all[size_t(r * L + 2)];
     if (hi > lo) ranges.emplace_back(lo, hi);
@@ -478,7 +484,7 @@ errc decide(coll_op* op) {
   bool interleaved = false;
   for (size_t i = 1; i < ranges.size(); ++i) interleaved |= ranges[i].first < ranges[i - 1].second;
   const tri mode = op->t.write ? f->h.cb_write : f->h.cb_read;
-  const bool two_phase = !f->atomic && (mode == tri::enable || (mode == tri::automatic && interleaved));
+  const bool two_phase = !f->atomic && !unsorted && (mode == tri::enable || (mode == tri::automatic && interleaved));
   if (!two_phase) return start_indep(op);
   return start_p1(op);
 }
@@ -518,13 +524,14 @@ errc coll_start(file* f, const access& a, int64_t etype_off, errc local, bool no
     }
     op->rec[1] = lo;
     op->rec[2] = hi;
+    for (size_t i = 1; i < op->runs.size() && op->rec[3] == 0; ++i) op->rec[3] = op->runs[i].off < op->runs[i - 1].off;
     // Run lists per aggregator, in stripe order (each list sorted by offset).
     for (const slice& s : op->slices) op->out_n[size_t(s.stripe % op->naggs)] += int64_t(s.n);
     int64_t at = 0;
     for (int i = 0; i < op->naggs; ++i) {
       op->out_off[size_t(i)] = at;
       at += 2 * op->out_n[size_t(i)];
-      op->rec[size_t(3 + i)] = op->out_n[size_t(i)];
+      op->rec[size_t(rec_counts + i)] = op->out_n[size_t(i)];
     }
     op->out_buf.resize(size_t(at));
     std::vector<int64_t> fill(op->out_off);

@@ -154,7 +154,7 @@ errc runs_transfer_locked(file* f, bool write, bool locked, const std::vector<fr
         data = runs[i].len;
         hi = runs[i].off + runs[i].len;
       }
-      while (j < n && std::max(hi, runs[j].off + runs[j].len) - runs[i].off <= buf) {
+      while (j < n && runs[j].off >= runs[j - 1].off && std::max(hi, runs[j].off + runs[j].len) - runs[i].off <= buf) {
         hi = std::max(hi, runs[j].off + runs[j].len);
         data += runs[j].len;
         ++j;
@@ -191,8 +191,9 @@ errc indep_run(transfer* t) {
   if (t->len == 0) return errc::success;
   posix::range_lock hull;
   if (f->atomic) {
-    const int64_t lo = view_file_offset(f->v, t->pos);
-    const int64_t hi = view_file_offset(f->v, t->pos + t->len - 1) + 1;
+    // The hull of the access (the whole file when the view's tiles overlap: len 0 locks to the end).
+    const int64_t lo = f->v.monotonic ? view_file_offset(f->v, t->pos) : 0;
+    const int64_t hi = f->v.monotonic ? view_file_offset(f->v, t->pos + t->len - 1) + 1 : 0;
     if (errc e = hull.take(f->fd, f->name, t->write ? posix::lock_kind::write : posix::lock_kind::read, lo, hi - lo);
         e != errc::success)
       return e;

@@ -93,11 +93,6 @@ errc view_set(view* v, int64_t disp, const core::datatype* etype, const core::da
   if (contiguous && !layout_same) extent = fsize;
   if (!contiguous) {
     if (extent <= 0) return core::error_set(errc::type, "the filetype's extent (%lld) is not positive", (long long)extent);
-    if (last_end > first + extent)
-      return core::error_set(errc::type,
-                             "the filetype's data (to byte %lld) reaches into the next tile (extent %lld): "
-                             "displacements of the tiled filetype would decrease",
-                             (long long)last_end, (long long)extent);
   }
   etype->retain();
   filetype->retain();
@@ -113,6 +108,9 @@ errc view_set(view* v, int64_t disp, const core::datatype* etype, const core::da
   v->contiguous = contiguous && (extent == fsize);
   v->fextent = extent;
   v->first = first;
+  // A tile whose data reaches past the next tile's start (HDF5 makes such filetypes and accesses
+  // one tile of them) is legal; an access across such tiles goes backwards in the file.
+  v->monotonic = contiguous || last_end <= first + extent;
   return errc::success;
 }
 

@@ -39,6 +39,7 @@ struct view {
   int64_t fextent = 1;   // distance between instances in the file
   bool contiguous = true;  // the stream is one byte range from disp + first
   int64_t first = 0;       // offset of the filetype's first byte from its instance's start
+  bool monotonic = true;   // file offsets never decrease along the stream (tiles do not overlap)
 };
 
 // The default view: displacement 0, MPI_BYTE, MPI_BYTE, "native".
