@@ -44,6 +44,9 @@ class Bench:
     # Also run the libraries' environment variants (Baton+progress thread,
     # MPICH+async): same executable, second label, extra environment.
     env_variants: bool = False
+    # The C source (bench/<source>.c) when it is not bench/<name>.c: one program registered at
+    # several rank counts. Such a program takes its RESULT tag from its executable's name.
+    source: str = ""
 
 
 # The registry.  One line per benchmark; order is the report's order.
@@ -61,6 +64,12 @@ BENCHMARKS = [
           "matched-send ping-pong", "log", series=True),
     Bench("dynamic", 2, "us", "lower", "Dynamic processes: spawn until the merged barrier, connect until the "
           "first message", "log", series=True),
+    Bench("io_coll", 2, "GB/s", "higher", "Collective write / read of a 3-D block-distributed array (subarray "
+          "view), 2 ranks", "linear", series=True),
+    Bench("io_coll_np4", 4, "GB/s", "higher", "Collective write / read of a 3-D block-distributed array (subarray "
+          "view), 4 ranks", "linear", series=True, source="io_coll"),
+    Bench("io_overlap", 2, "pct", "higher", "MPI_File_iwrite_all overlapped with work (64 MiB, subarray view)",
+          "linear", series=True, env_variants=True),
 ]
 
 UNIT_LABEL = {"us": "µs", "GB/s": "GB/s", "MB/s": "MB/s", "pct": "% overlap"}
@@ -95,6 +104,14 @@ BENCH_NOTES = {
     "barrier on the merged communicator (slowest parent, from the call until the barrier is over). connect: "
     "MPI_Comm_connect to a port of the other rank (MPI_COMM_SELF on each side) and one 8-byte round trip. "
     "Median of the timed repetitions; listed at 0 B.",
+    "io_coll": "MPI_File_write_at_all / read_at_all of the whole array (64 MiB: 128x256x256 doubles, 1 GiB: 512^3), "
+    "blocks by MPI_Dims_create, each rank's block its subarray filetype; between barriers, no MPI_File_sync (the "
+    "page cache, for every library: the libraries' own cost, not the disk's); the same file overwritten each sample. "
+    "At 2 ranks the blocks do not interleave in the file (libraries may write independently), at 4 they do "
+    "(two-phase collective buffering).",
+    "io_coll_np4": "As io_coll, at 4 ranks (oversubscribed on 2 cores).",
+    "io_overlap": "overlap = 100 x (t_pure + t_cpu - t_ovrl) / min(t_pure, t_cpu) for MPI_File_iwrite_at_all of "
+    "io_coll's 64 MiB array; `busy`: a compute loop, `idle`: nanosleep. Times in the logs.",
     "coll_overlap": "overlap = 100 x (t_pure + t_cpu - t_ovrl) / min(t_pure, t_cpu), clamped to 0..100, "
     "with t_cpu calibrated to about t_pure. `busy`: a compute loop; `idle`: nanosleep (the application "
     "waits without the CPU). t_pure, t_cpu and t_ovrl per launch are in the logs "
@@ -239,7 +256,8 @@ def compile_all(libs, benches, out: Path, log_dir: Path, cflags: list[str]) -> d
         bin_dir.mkdir(parents=True, exist_ok=True)
         for b in benches:
             exe = bin_dir / b.name
-            cmd = [lib.mpicc, *cflags, "-I", str(BENCH_DIR), "-o", str(exe), str(BENCH_DIR / f"{b.name}.c")]
+            src = BENCH_DIR / f"{b.source or b.name}.c"
+            cmd = [lib.mpicc, *cflags, "-I", str(BENCH_DIR), "-o", str(exe), str(src)]
             res = subprocess.run(cmd, capture_output=True, text=True)
             (log_dir / f"compile.{b.name}.{lib.build_key}.log").write_text(" ".join(cmd) + "\n" + res.stdout + res.stderr)
             if res.returncode != 0:

@@ -64,6 +64,14 @@ uint32_t builder::poll(poll_fn fn, int peer, buf_ref a, buf_ref b, int64_t count
   return add(s, std::vector<uint32_t>(after));
 }
 
+uint32_t builder::task(poll_fn fn, void* arg, buf_ref a, int64_t count, const core::datatype* t,
+                       const std::vector<uint32_t>& after) {
+  step s = make_step(step_kind::task, 0, a, {}, count, t);
+  s.fn = fn;
+  s.arg = arg;
+  return add(s, after);
+}
+
 uint8_t builder::temp(int64_t bytes) {
   uint8_t slot = static_cast<uint8_t>(slot_tmp + p_.ntmp);
   p_.tmp_bytes[p_.ntmp++] = bytes;
@@ -100,7 +108,7 @@ void builder::finish() {
   p_.runs_inline = p_.ntmp == 0 && n > 0;
   for (uint32_t j = 0; j < n && p_.runs_inline; ++j) {
     const step& s = p_.steps[j];
-    if (s.kind == step_kind::send || s.kind == step_kind::recv) p_.runs_inline = false;
+    if (s.kind == step_kind::send || s.kind == step_kind::recv || s.kind == step_kind::task) p_.runs_inline = false;
     if (j > 0 && (s.dep_end - s.dep_begin != 1 || p_.deps[s.dep_begin] != j - 1)) p_.runs_inline = false;
   }
   // message ordinals per (peer, direction), in plan order
@@ -306,6 +314,12 @@ void start_step(run* r, uint32_t idx) {
       r->completed.push_back(idx);
       break;
     }
+    case step_kind::task:  // polled from the run's own list: it needs no region or sequence window
+      if (try_poll(r, s))
+        r->completed.push_back(idx);
+      else
+        own_poll_add(r, idx);
+      break;
     case step_kind::poll:
       if (try_poll(r, s))
         r->completed.push_back(idx);

@@ -49,7 +49,10 @@ struct buf_ref {
   int64_t offset = 0;  // bytes from the slot's base
 };
 
-enum class step_kind : uint8_t { send, recv, reduce, copy, poll };
+// task: a step outside the shared-memory region (a file access that an I/O worker runs, see
+// src/io/collective.cpp): `fn` with `arg` is tried when the step becomes ready and then on every
+// collective poll until it returns true. It must not block.
+enum class step_kind : uint8_t { send, recv, reduce, copy, poll, task };
 
 struct step;
 
@@ -82,6 +85,7 @@ struct step {
   int64_t count = 0;         // elements of `type`
   const core::datatype* type = nullptr;
   poll_fn fn = nullptr;      // poll: the work (peer, a, b, count, type are its arguments)
+  void* arg = nullptr;       // task: the work's state (owned by whoever built the plan)
   uint32_t dep_begin = 0, dep_end = 0;    // plan::deps[dep_begin, dep_end): steps to wait for
   uint32_t succ_begin = 0, succ_end = 0;  // plan::succs: steps that wait for this one
 };
@@ -141,6 +145,11 @@ class builder {
   // Marks the plan as using the communicator's shared-memory region.
   uint32_t poll(poll_fn fn, int peer, buf_ref a, buf_ref b, int64_t count, const core::datatype* t,
                 std::initializer_list<uint32_t> after = {});
+  // A task step (step_kind::task): fn(ctx, step) is polled until it returns true; `arg` is its
+  // state, a the buffer it works on, and (count, t) the data it moves (which makes a run worth
+  // handing to the progress thread like a message of that size). Does not use the region.
+  uint32_t task(poll_fn fn, void* arg, buf_ref a, int64_t count, const core::datatype* t,
+                const std::vector<uint32_t>& after);
   // Variants taking a dependency vector.
   uint32_t add(step s, const std::vector<uint32_t>& after);
 

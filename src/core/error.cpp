@@ -76,6 +76,20 @@ const char* errc_name(errc code) {
     case errc::size: return "MPI_ERR_SIZE";
     case errc::win: return "MPI_ERR_WIN";
     case errc::rma_flavor: return "MPI_ERR_RMA_FLAVOR";
+    case errc::access: return "MPI_ERR_ACCESS";
+    case errc::amode: return "MPI_ERR_AMODE";
+    case errc::bad_file: return "MPI_ERR_BAD_FILE";
+    case errc::conversion: return "MPI_ERR_CONVERSION";
+    case errc::dup_datarep: return "MPI_ERR_DUP_DATAREP";
+    case errc::file_exists: return "MPI_ERR_FILE_EXISTS";
+    case errc::file_in_use: return "MPI_ERR_FILE_IN_USE";
+    case errc::file: return "MPI_ERR_FILE";
+    case errc::io: return "MPI_ERR_IO";
+    case errc::no_space: return "MPI_ERR_NO_SPACE";
+    case errc::no_such_file: return "MPI_ERR_NO_SUCH_FILE";
+    case errc::quota: return "MPI_ERR_QUOTA";
+    case errc::read_only: return "MPI_ERR_READ_ONLY";
+    case errc::unsupported_datarep: return "MPI_ERR_UNSUPPORTED_DATAREP";
   }
   return "MPI_ERR_UNKNOWN";
 }
@@ -131,6 +145,20 @@ const char* errc_description(errc code) {
     case errc::size: return "invalid size argument";
     case errc::win: return "invalid window";
     case errc::rma_flavor: return "wrong window flavor";
+    case errc::access: return "permission denied";
+    case errc::amode: return "invalid file access mode";
+    case errc::bad_file: return "invalid file name";
+    case errc::conversion: return "data conversion failed";
+    case errc::dup_datarep: return "data representation already registered";
+    case errc::file_exists: return "file exists";
+    case errc::file_in_use: return "file is in use";
+    case errc::file: return "invalid file handle";
+    case errc::io: return "I/O error";
+    case errc::no_space: return "no space left on device";
+    case errc::no_such_file: return "no such file";
+    case errc::quota: return "quota exceeded";
+    case errc::read_only: return "read-only file or file system";
+    case errc::unsupported_datarep: return "unsupported data representation";
   }
   return "unknown error";
 }

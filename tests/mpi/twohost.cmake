@@ -25,7 +25,12 @@
 # their starts as engine messages over UCX. So do the intercommunicator tests labelled intercomm
 # (groups split across the hosts: bridges and point-to-point over UCX) and the one-sided tests
 # labelled rma (operations and their replies over UCX; a shared window across hosts is refused).
-set(BATON_TWOHOST_LABELS pt2pt coll coll_alg datatype async queue intercomm rma)
+# The file I/O tests (label io) run in one folder both hosts see: the simulated hosts have a
+# /dev/shm of their own but share the rest of the file system (tests/twohost/run.sh checks that
+# the folder is the same one on both), so a shared file system is what their files live on.
+set(BATON_TWOHOST_LABELS pt2pt coll coll_alg datatype async queue intercomm rma io)
+set(BATON_TWOHOST_IO_DIR ${CMAKE_BINARY_DIR}/tests/io-shared)
+file(MAKE_DIRECTORY ${BATON_TWOHOST_IO_DIR})
 set(BATON_TWOHOST_EXCLUDE comm_create coll_persistent_alloc coll_persistent_alloc_noshm queue_cuda queue_cuda_device)
 set(BATON_TWOHOST_PMI2_EXTRA coll_basic)
 # Settings read only by the shared-memory transport and the shared-memory collectives and windows.
@@ -68,6 +73,9 @@ function(baton_register_transport_tests)
     endif()
     if(NOT timeout)
       set(timeout 60)
+    endif()
+    if("io" IN_LIST labels)
+      list(APPEND envs "BATON_IO_TEST_DIR=${BATON_TWOHOST_IO_DIR}")
     endif()
     math(EXPR limit "${timeout} * 2")
     math(EXPR ctest_limit "${limit} + 30")

@@ -23,6 +23,20 @@ case $launcher in
 esac
 twohost_up
 trap '"$tools/down" >/dev/null 2>&1' EXIT
+# A folder the file I/O tests share (BATON_IO_TEST_DIR): both hosts must see the same one, as on a
+# shared file system. The hosts' mount namespaces replace /dev/shm only; check rather than assume.
+for e in "${envs[@]}"; do
+  case $e in
+    BATON_IO_TEST_DIR=*)
+      dir=${e#*=}
+      mark=".twohost-check.$$"
+      "$tools/on" hostA /bin/sh -c "mkdir -p '$dir' && echo hostA > '$dir/$mark'" &&
+        seen=$("$tools/on" hostB cat "$dir/$mark" 2>/dev/null)
+      rm -f "$dir/$mark"
+      [ "${seen:-}" = hostA ] || { echo "run.sh: hostB does not see hostA's $dir: no shared folder"; exit 1; }
+      ;;
+  esac
+done
 ppn=$(( (np + 1) / 2 ))
 case $launcher in
   hydra|hydra2)
