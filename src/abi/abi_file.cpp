@@ -154,11 +154,11 @@ int register_datarep(const char* fn, const char* name, Conv* read_fn, Conv* writ
 }
 }  // namespace
 
-extern "C" {
+namespace baton::impl {
 
 // ---- open / close / delete ----
 
-int PMPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File* fh) {
+int MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File* fh) {
   const char* fn = "MPI_File_open";
   if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
   core::comm* c = abi::to_comm(comm);
@@ -177,9 +177,8 @@ int PMPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_File_open);
 
-int PMPI_File_close(MPI_File* fh) {
+int MPI_File_close(MPI_File* fh) {
   const char* fn = "MPI_File_close";
   if (!fh) return abi::raise_file(fn, nullptr, core::error_set(errc::arg, "fh is NULL"));
   io::file* f = nullptr;
@@ -207,20 +206,18 @@ int PMPI_File_close(MPI_File* fh) {
   eh->release();
   return rc;
 }
-BATON_ALIAS(MPI_File_close);
 
-int PMPI_File_delete(const char* filename, MPI_Info info) {
+int MPI_File_delete(const char* filename, MPI_Info info) {
   const char* fn = "MPI_File_delete";
   if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
   std::vector<std::pair<std::string, std::string>> hints;
   if (errc e = info_entries(info, &hints); e != errc::success) return abi::raise_file(fn, nullptr, e);
   return abi::file_call(fn, nullptr, [&] { return io::file_delete(filename); });
 }
-BATON_ALIAS(MPI_File_delete);
 
 // ---- size, sync, mode, group, info, atomicity ----
 
-int PMPI_File_set_size(MPI_File fh, MPI_Offset size) {
+int MPI_File_set_size(MPI_File fh, MPI_Offset size) {
   const char* fn = "MPI_File_set_size";
   io::file* f = nullptr;
   if (int rc = abi::file_entry(fn, fh, &f); rc != MPI_SUCCESS) return rc;
@@ -229,7 +226,7 @@ int PMPI_File_set_size(MPI_File fh, MPI_Offset size) {
     return io::file_set_size(f, size);
   });
 }
-int PMPI_File_preallocate(MPI_File fh, MPI_Offset size) {
+int MPI_File_preallocate(MPI_File fh, MPI_Offset size) {
   const char* fn = "MPI_File_preallocate";
   io::file* f = nullptr;
   if (int rc = abi::file_entry(fn, fh, &f); rc != MPI_SUCCESS) return rc;
@@ -238,7 +235,7 @@ int PMPI_File_preallocate(MPI_File fh, MPI_Offset size) {
     return io::file_preallocate(f, size);
   });
 }
-int PMPI_File_get_size(MPI_File fh, MPI_Offset* size) {
+int MPI_File_get_size(MPI_File fh, MPI_Offset* size) {
   const char* fn = "MPI_File_get_size";
   io::file* f = nullptr;
   if (int rc = abi::file_entry(fn, fh, &f); rc != MPI_SUCCESS) return rc;
@@ -250,13 +247,13 @@ int PMPI_File_get_size(MPI_File fh, MPI_Offset* size) {
     return e;
   });
 }
-int PMPI_File_sync(MPI_File fh) {
+int MPI_File_sync(MPI_File fh) {
   const char* fn = "MPI_File_sync";
   io::file* f = nullptr;
   if (int rc = abi::file_entry(fn, fh, &f); rc != MPI_SUCCESS) return rc;
   return abi::file_call(fn, f, [&] { return io::file_sync(f); });
 }
-int PMPI_File_get_amode(MPI_File fh, int* amode) {
+int MPI_File_get_amode(MPI_File fh, int* amode) {
   const char* fn = "MPI_File_get_amode";
   io::file* f = nullptr;
   if (int rc = abi::file_entry(fn, fh, &f); rc != MPI_SUCCESS) return rc;
@@ -266,7 +263,7 @@ int PMPI_File_get_amode(MPI_File fh, int* amode) {
     return errc::success;
   });
 }
-int PMPI_File_get_group(MPI_File fh, MPI_Group* group) {
+int MPI_File_get_group(MPI_File fh, MPI_Group* group) {
   const char* fn = "MPI_File_get_group";
   io::file* f = nullptr;
   if (int rc = abi::file_entry(fn, fh, &f); rc != MPI_SUCCESS) return rc;
@@ -276,7 +273,7 @@ int PMPI_File_get_group(MPI_File fh, MPI_Group* group) {
     return errc::success;
   });
 }
-int PMPI_File_set_info(MPI_File fh, MPI_Info info) {
+int MPI_File_set_info(MPI_File fh, MPI_Info info) {
   const char* fn = "MPI_File_set_info";
   io::file* f = nullptr;
   if (int rc = abi::file_entry(fn, fh, &f); rc != MPI_SUCCESS) return rc;
@@ -286,7 +283,7 @@ int PMPI_File_set_info(MPI_File fh, MPI_Info info) {
     return io::file_set_info(f, hints);
   });
 }
-int PMPI_File_get_info(MPI_File fh, MPI_Info* info_used) {
+int MPI_File_get_info(MPI_File fh, MPI_Info* info_used) {
   const char* fn = "MPI_File_get_info";
   io::file* f = nullptr;
   if (int rc = abi::file_entry(fn, fh, &f); rc != MPI_SUCCESS) return rc;
@@ -298,13 +295,13 @@ int PMPI_File_get_info(MPI_File fh, MPI_Info* info_used) {
     return errc::success;
   });
 }
-int PMPI_File_set_atomicity(MPI_File fh, int flag) {
+int MPI_File_set_atomicity(MPI_File fh, int flag) {
   const char* fn = "MPI_File_set_atomicity";
   io::file* f = nullptr;
   if (int rc = abi::file_entry(fn, fh, &f); rc != MPI_SUCCESS) return rc;
   return abi::file_call(fn, f, [&] { return io::file_set_atomicity(f, flag != 0); });
 }
-int PMPI_File_get_atomicity(MPI_File fh, int* flag) {
+int MPI_File_get_atomicity(MPI_File fh, int* flag) {
   const char* fn = "MPI_File_get_atomicity";
   io::file* f = nullptr;
   if (int rc = abi::file_entry(fn, fh, &f); rc != MPI_SUCCESS) return rc;
@@ -314,20 +311,10 @@ int PMPI_File_get_atomicity(MPI_File fh, int* flag) {
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_File_set_size);
-BATON_ALIAS(MPI_File_preallocate);
-BATON_ALIAS(MPI_File_get_size);
-BATON_ALIAS(MPI_File_sync);
-BATON_ALIAS(MPI_File_get_amode);
-BATON_ALIAS(MPI_File_get_group);
-BATON_ALIAS(MPI_File_set_info);
-BATON_ALIAS(MPI_File_get_info);
-BATON_ALIAS(MPI_File_set_atomicity);
-BATON_ALIAS(MPI_File_get_atomicity);
 
 // ---- views ----
 
-int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char* datarep,
+int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char* datarep,
                        MPI_Info info) {
   const char* fn = "MPI_File_set_view";
   io::file* f = nullptr;
@@ -343,9 +330,8 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
     return io::file_set_view(f, disp, et, ft, datarep ? datarep : "native", hints);
   });
 }
-BATON_ALIAS(MPI_File_set_view);
 
-int PMPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_Datatype* filetype, char* datarep) {
+int MPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_Datatype* filetype, char* datarep) {
   const char* fn = "MPI_File_get_view";
   io::file* f = nullptr;
   if (int rc = abi::file_entry(fn, fh, &f); rc != MPI_SUCCESS) return rc;
@@ -371,11 +357,10 @@ int PMPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_D
     return errc::success;
   });
 }
-BATON_ALIAS(MPI_File_get_view);
 
 // ---- pointers and offsets ----
 
-int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence) {
+int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence) {
   const char* fn = "MPI_File_seek";
   io::file* f = nullptr;
   if (int rc = abi::file_entry(fn, fh, &f); rc != MPI_SUCCESS) return rc;
@@ -385,7 +370,7 @@ int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence) {
     return io::file_seek(f, offset, w);
   });
 }
-int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence) {
+int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence) {
   const char* fn = "MPI_File_seek_shared";
   io::file* f = nullptr;
   if (int rc = abi::file_entry(fn, fh, &f); rc != MPI_SUCCESS) return rc;
@@ -395,7 +380,7 @@ int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence) {
     return io::file_seek_shared(f, offset, w);
   });
 }
-int PMPI_File_get_position(MPI_File fh, MPI_Offset* offset) {
+int MPI_File_get_position(MPI_File fh, MPI_Offset* offset) {
   const char* fn = "MPI_File_get_position";
   io::file* f = nullptr;
   if (int rc = abi::file_entry(fn, fh, &f); rc != MPI_SUCCESS) return rc;
@@ -409,7 +394,7 @@ int PMPI_File_get_position(MPI_File fh, MPI_Offset* offset) {
     return errc::success;
   });
 }
-int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset* offset) {
+int MPI_File_get_position_shared(MPI_File fh, MPI_Offset* offset) {
   const char* fn = "MPI_File_get_position_shared";
   io::file* f = nullptr;
   if (int rc = abi::file_entry(fn, fh, &f); rc != MPI_SUCCESS) return rc;
@@ -421,7 +406,7 @@ int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset* offset) {
     return e;
   });
 }
-int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset* disp) {
+int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset* disp) {
   const char* fn = "MPI_File_get_byte_offset";
   io::file* f = nullptr;
   if (int rc = abi::file_entry(fn, fh, &f); rc != MPI_SUCCESS) return rc;
@@ -433,7 +418,7 @@ int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset* disp) 
     return e;
   });
 }
-int PMPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count* extent) {
+int MPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count* extent) {
   const char* fn = "MPI_File_get_type_extent_c";
   io::file* f = nullptr;
   if (int rc = abi::file_entry(fn, fh, &f); rc != MPI_SUCCESS) return rc;
@@ -447,23 +432,16 @@ int PMPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count* e
     return e;
   });
 }
-int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* extent) {
+int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* extent) {
   MPI_Count x = 0;
   int rc = PMPI_File_get_type_extent_c(fh, datatype, extent ? &x : nullptr);
   if (rc == MPI_SUCCESS) *extent = MPI_Aint(x);
   return rc;
 }
-BATON_ALIAS(MPI_File_seek);
-BATON_ALIAS(MPI_File_seek_shared);
-BATON_ALIAS(MPI_File_get_position);
-BATON_ALIAS(MPI_File_get_position_shared);
-BATON_ALIAS(MPI_File_get_byte_offset);
-BATON_ALIAS(MPI_File_get_type_extent);
-BATON_ALIAS(MPI_File_get_type_extent_c);
 
 // ---- error handlers ----
 
-int PMPI_File_create_errhandler(MPI_File_errhandler_function* function, MPI_Errhandler* errhandler) {
+int MPI_File_create_errhandler(MPI_File_errhandler_function* function, MPI_Errhandler* errhandler) {
   const char* fn = "MPI_File_create_errhandler";
   if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
   if (!function || !errhandler)
@@ -474,7 +452,7 @@ int PMPI_File_create_errhandler(MPI_File_errhandler_function* function, MPI_Errh
   *errhandler = abi::to_handle(e);
   return MPI_SUCCESS;
 }
-int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler) {
+int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler) {
   const char* fn = "MPI_File_set_errhandler";
   if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
   io::file* f = nullptr;
@@ -499,7 +477,7 @@ int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler) {
     return errc::success;
   });
 }
-int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandler) {
+int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandler) {
   const char* fn = "MPI_File_get_errhandler";
   if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
   io::file* f = nullptr;
@@ -513,7 +491,7 @@ int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandler) {
     return errc::success;
   });
 }
-int PMPI_File_call_errhandler(MPI_File fh, int errorcode) {
+int MPI_File_call_errhandler(MPI_File fh, int errorcode) {
   const char* fn = "MPI_File_call_errhandler";
   if (errc e = abi::check_init(fn); e != errc::success) return abi::raise(fn, nullptr, e);
   io::file* f = nullptr;
@@ -523,27 +501,21 @@ int PMPI_File_call_errhandler(MPI_File fh, int errorcode) {
   (void)abi::raise_file(fn, f, errc(errorcode));
   return MPI_SUCCESS;
 }
-BATON_ALIAS(MPI_File_create_errhandler);
-BATON_ALIAS(MPI_File_set_errhandler);
-BATON_ALIAS(MPI_File_get_errhandler);
-BATON_ALIAS(MPI_File_call_errhandler);
 
 // ---- data representations ----
 
 
-int PMPI_Register_datarep(const char* datarep, MPI_Datarep_conversion_function* read_conversion_fn,
+int MPI_Register_datarep(const char* datarep, MPI_Datarep_conversion_function* read_conversion_fn,
                           MPI_Datarep_conversion_function* write_conversion_fn,
                           MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state) {
   return register_datarep("MPI_Register_datarep", datarep, read_conversion_fn, write_conversion_fn,
                           dtype_file_extent_fn, extra_state);
 }
-int PMPI_Register_datarep_c(const char* datarep, MPI_Datarep_conversion_function_c* read_conversion_fn,
+int MPI_Register_datarep_c(const char* datarep, MPI_Datarep_conversion_function_c* read_conversion_fn,
                             MPI_Datarep_conversion_function_c* write_conversion_fn,
                             MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state) {
   return register_datarep("MPI_Register_datarep_c", datarep, read_conversion_fn, write_conversion_fn,
                           dtype_file_extent_fn, extra_state);
 }
-BATON_ALIAS(MPI_Register_datarep);
-BATON_ALIAS(MPI_Register_datarep_c);
 
-}  // extern "C"
+}  // namespace baton::impl

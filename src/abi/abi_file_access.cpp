@@ -93,260 +93,198 @@ int end(const char* fn, MPI_File fh, bool write, MPI_Status* status) {
 
 }  // namespace
 
-extern "C" {
-int PMPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
+namespace baton::impl {
+int MPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
   return blocking("MPI_File_read", fh, io::position::individual, false, false, 0, buf, count, datatype, status);
 }
-int PMPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
+int MPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
   return blocking("MPI_File_read_all", fh, io::position::individual, false, true, 0, buf, count, datatype, status);
 }
-int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
+int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
   return blocking("MPI_File_read_at", fh, io::position::explicit_offset, false, false, offset, buf, count, datatype, status);
 }
-int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
+int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
   return blocking("MPI_File_read_at_all", fh, io::position::explicit_offset, false, true, offset, buf, count, datatype, status);
 }
-int PMPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
+int MPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
   return blocking("MPI_File_read_shared", fh, io::position::shared, false, false, 0, buf, count, datatype, status);
 }
-int PMPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
+int MPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
   return blocking("MPI_File_read_ordered", fh, io::position::ordered, false, true, 0, buf, count, datatype, status);
 }
-int PMPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request) {
+int MPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request) {
   return nonblocking("MPI_File_iread", fh, io::position::individual, false, false, 0, buf, count, datatype, request);
 }
-int PMPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request) {
+int MPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request) {
   return nonblocking("MPI_File_iread_all", fh, io::position::individual, false, true, 0, buf, count, datatype, request);
 }
-int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Request* request) {
+int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Request* request) {
   return nonblocking("MPI_File_iread_at", fh, io::position::explicit_offset, false, false, offset, buf, count, datatype, request);
 }
-int PMPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Request* request) {
+int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Request* request) {
   return nonblocking("MPI_File_iread_at_all", fh, io::position::explicit_offset, false, true, offset, buf, count, datatype, request);
 }
-int PMPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request) {
+int MPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request) {
   return nonblocking("MPI_File_iread_shared", fh, io::position::shared, false, false, 0, buf, count, datatype, request);
 }
-int PMPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype) {
+int MPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype) {
   return begin("MPI_File_read_all_begin", fh, io::position::individual, false, 0, buf, count, datatype);
 }
-int PMPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype) {
+int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype) {
   return begin("MPI_File_read_at_all_begin", fh, io::position::explicit_offset, false, offset, buf, count, datatype);
 }
-int PMPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype) {
+int MPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype) {
   return begin("MPI_File_read_ordered_begin", fh, io::position::ordered, false, 0, buf, count, datatype);
 }
-int PMPI_File_read_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) {
+int MPI_File_read_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) {
   return blocking("MPI_File_read_c", fh, io::position::individual, false, false, 0, buf, count, datatype, status);
 }
-int PMPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) {
+int MPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) {
   return blocking("MPI_File_read_all_c", fh, io::position::individual, false, true, 0, buf, count, datatype, status);
 }
-int PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) {
+int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) {
   return blocking("MPI_File_read_at_c", fh, io::position::explicit_offset, false, false, offset, buf, count, datatype, status);
 }
-int PMPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) {
+int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) {
   return blocking("MPI_File_read_at_all_c", fh, io::position::explicit_offset, false, true, offset, buf, count, datatype, status);
 }
-int PMPI_File_read_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) {
+int MPI_File_read_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) {
   return blocking("MPI_File_read_shared_c", fh, io::position::shared, false, false, 0, buf, count, datatype, status);
 }
-int PMPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) {
+int MPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) {
   return blocking("MPI_File_read_ordered_c", fh, io::position::ordered, false, true, 0, buf, count, datatype, status);
 }
-int PMPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) {
+int MPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) {
   return nonblocking("MPI_File_iread_c", fh, io::position::individual, false, false, 0, buf, count, datatype, request);
 }
-int PMPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) {
+int MPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) {
   return nonblocking("MPI_File_iread_all_c", fh, io::position::individual, false, true, 0, buf, count, datatype, request);
 }
-int PMPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) {
+int MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) {
   return nonblocking("MPI_File_iread_at_c", fh, io::position::explicit_offset, false, false, offset, buf, count, datatype, request);
 }
-int PMPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) {
+int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) {
   return nonblocking("MPI_File_iread_at_all_c", fh, io::position::explicit_offset, false, true, offset, buf, count, datatype, request);
 }
-int PMPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) {
+int MPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) {
   return nonblocking("MPI_File_iread_shared_c", fh, io::position::shared, false, false, 0, buf, count, datatype, request);
 }
-int PMPI_File_read_all_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype) {
+int MPI_File_read_all_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype) {
   return begin("MPI_File_read_all_begin_c", fh, io::position::individual, false, 0, buf, count, datatype);
 }
-int PMPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype) {
+int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype) {
   return begin("MPI_File_read_at_all_begin_c", fh, io::position::explicit_offset, false, offset, buf, count, datatype);
 }
-int PMPI_File_read_ordered_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype) {
+int MPI_File_read_ordered_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype) {
   return begin("MPI_File_read_ordered_begin_c", fh, io::position::ordered, false, 0, buf, count, datatype);
 }
-int PMPI_File_read_all_end(MPI_File fh, void* buf, MPI_Status* status) {
+int MPI_File_read_all_end(MPI_File fh, void* buf, MPI_Status* status) {
   (void)buf;
   return end("MPI_File_read_all_end", fh, false, status);
 }
-int PMPI_File_read_at_all_end(MPI_File fh, void* buf, MPI_Status* status) {
+int MPI_File_read_at_all_end(MPI_File fh, void* buf, MPI_Status* status) {
   (void)buf;
   return end("MPI_File_read_at_all_end", fh, false, status);
 }
-int PMPI_File_read_ordered_end(MPI_File fh, void* buf, MPI_Status* status) {
+int MPI_File_read_ordered_end(MPI_File fh, void* buf, MPI_Status* status) {
   (void)buf;
   return end("MPI_File_read_ordered_end", fh, false, status);
 }
-int PMPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
+int MPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
   return blocking("MPI_File_write", fh, io::position::individual, true, false, 0, buf, count, datatype, status);
 }
-int PMPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
+int MPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
   return blocking("MPI_File_write_all", fh, io::position::individual, true, true, 0, buf, count, datatype, status);
 }
-int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
+int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
   return blocking("MPI_File_write_at", fh, io::position::explicit_offset, true, false, offset, buf, count, datatype, status);
 }
-int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
+int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
   return blocking("MPI_File_write_at_all", fh, io::position::explicit_offset, true, true, offset, buf, count, datatype, status);
 }
-int PMPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
+int MPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
   return blocking("MPI_File_write_shared", fh, io::position::shared, true, false, 0, buf, count, datatype, status);
 }
-int PMPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
+int MPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
   return blocking("MPI_File_write_ordered", fh, io::position::ordered, true, true, 0, buf, count, datatype, status);
 }
-int PMPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request) {
+int MPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request) {
   return nonblocking("MPI_File_iwrite", fh, io::position::individual, true, false, 0, buf, count, datatype, request);
 }
-int PMPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request) {
+int MPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request) {
   return nonblocking("MPI_File_iwrite_all", fh, io::position::individual, true, true, 0, buf, count, datatype, request);
 }
-int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request) {
+int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request) {
   return nonblocking("MPI_File_iwrite_at", fh, io::position::explicit_offset, true, false, offset, buf, count, datatype, request);
 }
-int PMPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request) {
+int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request) {
   return nonblocking("MPI_File_iwrite_at_all", fh, io::position::explicit_offset, true, true, offset, buf, count, datatype, request);
 }
-int PMPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request) {
+int MPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request) {
   return nonblocking("MPI_File_iwrite_shared", fh, io::position::shared, true, false, 0, buf, count, datatype, request);
 }
-int PMPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype) {
+int MPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype) {
   return begin("MPI_File_write_all_begin", fh, io::position::individual, true, 0, buf, count, datatype);
 }
-int PMPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype) {
+int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype) {
   return begin("MPI_File_write_at_all_begin", fh, io::position::explicit_offset, true, offset, buf, count, datatype);
 }
-int PMPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype) {
+int MPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype) {
   return begin("MPI_File_write_ordered_begin", fh, io::position::ordered, true, 0, buf, count, datatype);
 }
-int PMPI_File_write_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) {
+int MPI_File_write_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) {
   return blocking("MPI_File_write_c", fh, io::position::individual, true, false, 0, buf, count, datatype, status);
 }
-int PMPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) {
+int MPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) {
   return blocking("MPI_File_write_all_c", fh, io::position::individual, true, true, 0, buf, count, datatype, status);
 }
-int PMPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) {
+int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) {
   return blocking("MPI_File_write_at_c", fh, io::position::explicit_offset, true, false, offset, buf, count, datatype, status);
 }
-int PMPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) {
+int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) {
   return blocking("MPI_File_write_at_all_c", fh, io::position::explicit_offset, true, true, offset, buf, count, datatype, status);
 }
-int PMPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) {
+int MPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) {
   return blocking("MPI_File_write_shared_c", fh, io::position::shared, true, false, 0, buf, count, datatype, status);
 }
-int PMPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) {
+int MPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) {
   return blocking("MPI_File_write_ordered_c", fh, io::position::ordered, true, true, 0, buf, count, datatype, status);
 }
-int PMPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) {
+int MPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) {
   return nonblocking("MPI_File_iwrite_c", fh, io::position::individual, true, false, 0, buf, count, datatype, request);
 }
-int PMPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) {
+int MPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) {
   return nonblocking("MPI_File_iwrite_all_c", fh, io::position::individual, true, true, 0, buf, count, datatype, request);
 }
-int PMPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) {
+int MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) {
   return nonblocking("MPI_File_iwrite_at_c", fh, io::position::explicit_offset, true, false, offset, buf, count, datatype, request);
 }
-int PMPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) {
+int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) {
   return nonblocking("MPI_File_iwrite_at_all_c", fh, io::position::explicit_offset, true, true, offset, buf, count, datatype, request);
 }
-int PMPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) {
+int MPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) {
   return nonblocking("MPI_File_iwrite_shared_c", fh, io::position::shared, true, false, 0, buf, count, datatype, request);
 }
-int PMPI_File_write_all_begin_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype) {
+int MPI_File_write_all_begin_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype) {
   return begin("MPI_File_write_all_begin_c", fh, io::position::individual, true, 0, buf, count, datatype);
 }
-int PMPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype) {
+int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype) {
   return begin("MPI_File_write_at_all_begin_c", fh, io::position::explicit_offset, true, offset, buf, count, datatype);
 }
-int PMPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype) {
+int MPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype) {
   return begin("MPI_File_write_ordered_begin_c", fh, io::position::ordered, true, 0, buf, count, datatype);
 }
-int PMPI_File_write_all_end(MPI_File fh, const void* buf, MPI_Status* status) {
+int MPI_File_write_all_end(MPI_File fh, const void* buf, MPI_Status* status) {
   (void)buf;
   return end("MPI_File_write_all_end", fh, true, status);
 }
-int PMPI_File_write_at_all_end(MPI_File fh, const void* buf, MPI_Status* status) {
+int MPI_File_write_at_all_end(MPI_File fh, const void* buf, MPI_Status* status) {
   (void)buf;
   return end("MPI_File_write_at_all_end", fh, true, status);
 }
-int PMPI_File_write_ordered_end(MPI_File fh, const void* buf, MPI_Status* status) {
+int MPI_File_write_ordered_end(MPI_File fh, const void* buf, MPI_Status* status) {
   (void)buf;
   return end("MPI_File_write_ordered_end", fh, true, status);
 }
-BATON_ALIAS(MPI_File_read);
-BATON_ALIAS(MPI_File_read_all);
-BATON_ALIAS(MPI_File_read_at);
-BATON_ALIAS(MPI_File_read_at_all);
-BATON_ALIAS(MPI_File_read_shared);
-BATON_ALIAS(MPI_File_read_ordered);
-BATON_ALIAS(MPI_File_iread);
-BATON_ALIAS(MPI_File_iread_all);
-BATON_ALIAS(MPI_File_iread_at);
-BATON_ALIAS(MPI_File_iread_at_all);
-BATON_ALIAS(MPI_File_iread_shared);
-BATON_ALIAS(MPI_File_read_all_begin);
-BATON_ALIAS(MPI_File_read_at_all_begin);
-BATON_ALIAS(MPI_File_read_ordered_begin);
-BATON_ALIAS(MPI_File_read_c);
-BATON_ALIAS(MPI_File_read_all_c);
-BATON_ALIAS(MPI_File_read_at_c);
-BATON_ALIAS(MPI_File_read_at_all_c);
-BATON_ALIAS(MPI_File_read_shared_c);
-BATON_ALIAS(MPI_File_read_ordered_c);
-BATON_ALIAS(MPI_File_iread_c);
-BATON_ALIAS(MPI_File_iread_all_c);
-BATON_ALIAS(MPI_File_iread_at_c);
-BATON_ALIAS(MPI_File_iread_at_all_c);
-BATON_ALIAS(MPI_File_iread_shared_c);
-BATON_ALIAS(MPI_File_read_all_begin_c);
-BATON_ALIAS(MPI_File_read_at_all_begin_c);
-BATON_ALIAS(MPI_File_read_ordered_begin_c);
-BATON_ALIAS(MPI_File_read_all_end);
-BATON_ALIAS(MPI_File_read_at_all_end);
-BATON_ALIAS(MPI_File_read_ordered_end);
-BATON_ALIAS(MPI_File_write);
-BATON_ALIAS(MPI_File_write_all);
-BATON_ALIAS(MPI_File_write_at);
-BATON_ALIAS(MPI_File_write_at_all);
-BATON_ALIAS(MPI_File_write_shared);
-BATON_ALIAS(MPI_File_write_ordered);
-BATON_ALIAS(MPI_File_iwrite);
-BATON_ALIAS(MPI_File_iwrite_all);
-BATON_ALIAS(MPI_File_iwrite_at);
-BATON_ALIAS(MPI_File_iwrite_at_all);
-BATON_ALIAS(MPI_File_iwrite_shared);
-BATON_ALIAS(MPI_File_write_all_begin);
-BATON_ALIAS(MPI_File_write_at_all_begin);
-BATON_ALIAS(MPI_File_write_ordered_begin);
-BATON_ALIAS(MPI_File_write_c);
-BATON_ALIAS(MPI_File_write_all_c);
-BATON_ALIAS(MPI_File_write_at_c);
-BATON_ALIAS(MPI_File_write_at_all_c);
-BATON_ALIAS(MPI_File_write_shared_c);
-BATON_ALIAS(MPI_File_write_ordered_c);
-BATON_ALIAS(MPI_File_iwrite_c);
-BATON_ALIAS(MPI_File_iwrite_all_c);
-BATON_ALIAS(MPI_File_iwrite_at_c);
-BATON_ALIAS(MPI_File_iwrite_at_all_c);
-BATON_ALIAS(MPI_File_iwrite_shared_c);
-BATON_ALIAS(MPI_File_write_all_begin_c);
-BATON_ALIAS(MPI_File_write_at_all_begin_c);
-BATON_ALIAS(MPI_File_write_ordered_begin_c);
-BATON_ALIAS(MPI_File_write_all_end);
-BATON_ALIAS(MPI_File_write_at_all_end);
-BATON_ALIAS(MPI_File_write_ordered_end);
 
-}  // extern "C"
+}  // namespace baton::impl
