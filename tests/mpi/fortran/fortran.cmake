@@ -40,3 +40,6 @@ foreach(binding f08 mpi mpif)
   add_mpi_fortran_test(NAME fortran_${binding}_coll SOURCES ${binding}_coll.${ext} NP 1 2 4 TIMEOUT 60 LABELS fortran)
   add_mpi_fortran_test(NAME fortran_${binding}_errors SOURCES ${binding}_errors.${ext} NP 1 2 TIMEOUT 60 LABELS fortran)
 endforeach()
+
+# Example 13.1 (queued ring) with the mpi_f08 queue bindings.
+add_mpi_fortran_test(NAME fortran_f08_queue_ring SOURCES f08_queue_ring.f90 NP 1 2 4 TIMEOUT 60 LABELS fortran queue)
