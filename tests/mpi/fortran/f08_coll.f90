@@ -1,7 +1,8 @@
 ! use mpi_f08: a nonblocking collective (MPI_Iallreduce), a persistent one (MPI_Allreduce_init,
 ! three starts), a reduction with an operation written in Fortran (MPI_Op_create), MPI_LOGICAL
 ! under MPI_LAND / MPI_LOR / MPI_LXOR, MPI_IN_PLACE, MPI_Bcast of CHARACTER, the large-count
-! form (_c) with INTEGER(KIND=MPI_COUNT_KIND).
+! form (_c) with INTEGER(KIND=MPI_COUNT_KIND), REAL / COMPLEX / INTEGER(KIND=8) reductions,
+! MPI_Abi_get_fortran_booleans and MPI_Abi_get_fortran_info against gfortran's own values.
 module f08_coll_ops
   use mpi_f08
   use, intrinsic :: iso_c_binding, only : c_ptr, c_f_pointer
@@ -30,13 +31,19 @@ program f08_coll
   use mpi_f08
   use f08_coll_ops
   implicit none
-  integer :: rank, nprocs, it, i, total
+  integer :: rank, nprocs, it, i, total, n
   integer, asynchronous :: x, y
   double precision, asynchronous :: px(3), py(3)
   integer :: v(5), w(5)
   integer(kind=MPI_COUNT_KIND) :: big
   logical :: flag, all_, any_, odd, flags(2), res(2)
   character(len=12) :: word
+  character(len=MPI_MAX_INFO_VAL) :: value
+  real :: r, rs
+  complex :: c, cs
+  integer(kind=8) :: i8, i8s
+  logical :: lt, lf, is_set, found
+  type(MPI_Info) :: finfo
   type(MPI_Request) :: req
   type(MPI_Op) :: op
 
@@ -109,6 +116,29 @@ program f08_coll
   v = rank
   call MPI_Allreduce(v, w, big, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
   call check(all(w == total), 'MPI_Allreduce with an MPI_COUNT_KIND count')
+
+  ! More Fortran types.
+  r = 0.5 * (rank + 1)
+  call MPI_Allreduce(r, rs, 1, MPI_REAL, MPI_SUM, MPI_COMM_WORLD)
+  call check(rs == 0.25 * nprocs * (nprocs + 1), 'MPI_REAL sum')
+  c = cmplx(rank, -2 * rank)
+  call MPI_Allreduce(c, cs, 1, MPI_COMPLEX, MPI_SUM, MPI_COMM_WORLD)
+  call check(cs == cmplx(total, -2 * total), 'MPI_COMPLEX sum')
+  i8 = 2_8**40 + rank
+  call MPI_Allreduce(i8, i8s, 1, MPI_INTEGER8, MPI_SUM, MPI_COMM_WORLD)
+  call check(i8s == nprocs * 2_8**40 + total, 'MPI_INTEGER8 sum')
+
+  ! The library knows gfortran's LOGICAL values and type sizes.
+  call MPI_Abi_get_fortran_booleans(storage_size(lt) / 8, lt, lf, is_set)
+  call check(is_set .and. lt .and. .not. lf, 'MPI_Abi_get_fortran_booleans')
+  call MPI_Abi_get_fortran_info(finfo)
+  n = len(value)
+  call MPI_Info_get_string(finfo, 'mpi_logical_size', n, value, found)
+  call check(found .and. trim(value) == char(ichar('0') + storage_size(lt) / 8), 'mpi_logical_size')
+  n = len(value)
+  call MPI_Info_get_string(finfo, 'mpi_double_precision_size', n, value, found)
+  call check(found .and. trim(value) == char(ichar('0') + storage_size(1.0d0) / 8), 'mpi_double_precision_size')
+  call MPI_Info_free(finfo)
 
   call MPI_Finalize()
   if (rank == 0) print '(a)', 'f08_coll: ok'
