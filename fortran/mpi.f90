@@ -20,5 +20,11 @@ MODULE mpi
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*) :: buf
     END SUBROUTINE MPI_F_sync_reg
+    ! The size in bytes of one element of x (glue/helpers.c: the descriptor's elem_len).
+    SUBROUTINE MPI_Sizeof(x, size, ierror) BIND(C, NAME="baton_f_sizeof")
+      IMPLICIT NONE
+      TYPE(*), DIMENSION(..) :: x
+      INTEGER, INTENT(OUT) :: size, ierror
+    END SUBROUTINE MPI_Sizeof
   END INTERFACE
 END MODULE mpi

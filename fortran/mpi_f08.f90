@@ -160,6 +160,13 @@ MODULE mpi_f08
       IMPLICIT NONE
       TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
     END SUBROUTINE MPI_F_sync_reg
+    ! The size in bytes of one element of x (glue/helpers.c: the descriptor's elem_len).
+    SUBROUTINE MPI_Sizeof(x, size, ierror) BIND(C, NAME="baton_f_sizeof")
+      IMPLICIT NONE
+      TYPE(*), DIMENSION(..) :: x
+      INTEGER, INTENT(OUT) :: size
+      INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Sizeof
     ! INTEGER status(MPI_STATUS_SIZE) <-> TYPE(MPI_Status) (glue/helpers.c: one layout).
     SUBROUTINE MPI_Status_f2f08(f_status, f08_status, ierror)
       IMPORT

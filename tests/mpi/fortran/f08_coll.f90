@@ -128,6 +128,13 @@ program f08_coll
   call MPI_Allreduce(i8, i8s, 1, MPI_INTEGER8, MPI_SUM, MPI_COMM_WORLD)
   call check(i8s == nprocs * 2_8**40 + total, 'MPI_INTEGER8 sum')
 
+  call MPI_Sizeof(i8, n)
+  call check(n == 8, 'MPI_Sizeof(INTEGER(KIND=8))')
+  call MPI_Sizeof(c, n)
+  call check(n == 8, 'MPI_Sizeof(COMPLEX)')
+  call MPI_Sizeof(px, n)
+  call check(n == 8, 'MPI_Sizeof of a DOUBLE PRECISION array')
+
   ! The library knows gfortran's LOGICAL values and type sizes.
   call MPI_Abi_get_fortran_booleans(storage_size(lt) / 8, lt, lf, is_set)
   call check(is_set .and. lt .and. .not. lf, 'MPI_Abi_get_fortran_booleans')

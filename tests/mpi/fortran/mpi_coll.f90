@@ -73,6 +73,11 @@ program mpi_coll
   call MPI_Allreduce(MPI_IN_PLACE, v, 5, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   call check(all(v == total + nprocs), 'MPI_Allreduce MPI_IN_PLACE')
 
+  call MPI_Sizeof(px, i, ierr)
+  call check(i == 8 .and. ierr == MPI_SUCCESS, 'MPI_Sizeof of a DOUBLE PRECISION array')
+  call MPI_Sizeof(flag, i, ierr)
+  call check(i == 4, 'MPI_Sizeof(LOGICAL)')
+
   call MPI_Finalize(ierr)
   if (rank == 0) print '(a)', 'mpi_coll: ok'
 
