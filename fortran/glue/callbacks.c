@@ -18,11 +18,6 @@
 
 #include "baton_fortran.h"
 
-/* Not in every libmpi_abi yet (file I/O): the glue works without them and says so when called. */
-#pragma weak MPI_File_create_errhandler
-#pragma weak MPI_Register_datarep
-#pragma weak MPI_Register_datarep_c
-
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* 16 / 64 / 256 names from two hex digits: X(00) ... X(ff). */
@@ -140,9 +135,6 @@ static MPI_Session_errhandler_function *const eh_session[eh_pool] = {D64(EH_SESS
 int baton_f_errhandler_create(int kind, baton_f_fn *fn, MPI_Errhandler *eh) {
   static const char *const names[] = {"MPI_Comm_create_errhandler", "MPI_Win_create_errhandler",
                                       "MPI_File_create_errhandler", "MPI_Session_create_errhandler"};
-  if (kind == BATON_F_EH_FILE && !&MPI_File_create_errhandler)
-    return baton_f_raise(MPI_COMM_WORLD, MPI_ERR_UNSUPPORTED_OPERATION,
-                         "MPI_File_create_errhandler: not in this libmpi_abi (not implemented yet)");
   pthread_mutex_lock(&lock);
   int i = eh_used[kind] < eh_pool ? eh_used[kind]++ : -1;
   if (i >= 0) eh_fn[kind][i] = fn;
@@ -413,9 +405,6 @@ static int dr_extent(MPI_Datatype type, MPI_Aint *extent, void *x) {
 
 int baton_f_register_datarep(const char *name, baton_f_fn *read, baton_f_fn *write, baton_f_fn *extent,
                              MPI_Aint extra, int large) {
-  if (large ? !&MPI_Register_datarep_c : !&MPI_Register_datarep)
-    return baton_f_raise(MPI_COMM_WORLD, MPI_ERR_UNSUPPORTED_OPERATION,
-                         "MPI_Register_datarep: not in this libmpi_abi (not implemented yet)");
   struct f_datarep *d = calloc(1, sizeof *d);
   if (!d) return baton_f_raise(MPI_COMM_WORLD, MPI_ERR_NO_MEM, "MPI_Register_datarep: no memory");
   d->read = read;

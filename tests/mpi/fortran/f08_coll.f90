@@ -150,15 +150,4 @@ program f08_coll
   call MPI_Finalize()
   if (rank == 0) print '(a)', 'f08_coll: ok'
 
-contains
-
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      print '(a,i0,2a)', 'f08_coll: rank ', rank, ': wrong: ', what
-      call MPI_Abort(MPI_COMM_WORLD, 1)
-    end if
-  end subroutine check
-
 end program f08_coll

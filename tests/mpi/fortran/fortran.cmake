@@ -36,9 +36,9 @@ foreach(binding f08 mpi mpif)
   else()
     set(ext f90)
   endif()
-  add_mpi_fortran_test(NAME fortran_${binding}_ring SOURCES ${binding}_ring.${ext} NP 1 2 4 TIMEOUT 60 LABELS fortran)
-  add_mpi_fortran_test(NAME fortran_${binding}_coll SOURCES ${binding}_coll.${ext} NP 1 2 4 TIMEOUT 60 LABELS fortran)
-  add_mpi_fortran_test(NAME fortran_${binding}_errors SOURCES ${binding}_errors.${ext} NP 1 2 TIMEOUT 60 LABELS fortran)
+  add_mpi_fortran_test(NAME fortran_${binding}_ring SOURCES ${binding}_ring.${ext} check.f90 NP 1 2 4 TIMEOUT 60 LABELS fortran)
+  add_mpi_fortran_test(NAME fortran_${binding}_coll SOURCES ${binding}_coll.${ext} check.f90 NP 1 2 4 TIMEOUT 60 LABELS fortran)
+  add_mpi_fortran_test(NAME fortran_${binding}_errors SOURCES ${binding}_errors.${ext} check.f90 NP 1 2 TIMEOUT 60 LABELS fortran)
 endforeach()
 
 # Example 13.1 (queued ring) with the mpi_f08 queue bindings.

@@ -81,16 +81,4 @@ program mpi_coll
   call MPI_Finalize(ierr)
   if (rank == 0) print '(a)', 'mpi_coll: ok'
 
-contains
-
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    integer :: e
-    if (.not. ok) then
-      print '(a,i0,2a)', 'mpi_coll: rank ', rank, ': wrong: ', what
-      call MPI_Abort(MPI_COMM_WORLD, 1, e)
-    end if
-  end subroutine check
-
 end program mpi_coll

@@ -69,16 +69,4 @@ program mpi_ring
   call MPI_Finalize(ierr)
   if (rank == 0) print '(a)', 'mpi_ring: ok'
 
-contains
-
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    integer :: e
-    if (.not. ok) then
-      print '(a,i0,2a)', 'mpi_ring: rank ', rank, ': wrong: ', what
-      call MPI_Abort(MPI_COMM_WORLD, 1, e)
-    end if
-  end subroutine check
-
 end program mpi_ring

@@ -18,7 +18,7 @@
      &                    req, ierr)
       call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
       call MPI_F_sync_reg(y)
-      call check(y .eq. total, 'MPI_Iallreduce sum', rank)
+      call check(y .eq. total, 'MPI_Iallreduce sum')
       call MPI_Allreduce_init(px, py, 3, MPI_DOUBLE_PRECISION, MPI_MAX,
      &                        MPI_COMM_WORLD, MPI_INFO_NULL, req, ierr)
       do it = 1, 3
@@ -30,7 +30,7 @@
         call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
         call MPI_F_sync_reg(py)
         call check(py(1) .eq. nprocs - 1 + it .and. py(2) .eq. 0 .and.
-     &             py(3) .eq. it * (nprocs - 1), 'persistent max', rank)
+     &             py(3) .eq. it * (nprocs - 1), 'persistent max')
       end do
       call MPI_Request_free(req, ierr)
       call MPI_Op_create(my_sum, .true., op, ierr)
@@ -40,13 +40,13 @@
       end do
       call MPI_Allreduce(v, w, 5, MPI_INTEGER, op, MPI_COMM_WORLD, ierr)
       do i = 1, 5
-        call check(w(i) .eq. 10 * total + nprocs * i, 'user op', rank)
+        call check(w(i) .eq. 10 * total + nprocs * i, 'user op')
       end do
       call MPI_Op_free(op, ierr)
       flag = rank .ne. 1
       call MPI_Allreduce(flag, all, 1, MPI_LOGICAL, MPI_LAND,
      &                   MPI_COMM_WORLD, ierr)
-      call check(all .eqv. (nprocs .eq. 1), 'MPI_LAND', rank)
+      call check(all .eqv. (nprocs .eq. 1), 'MPI_LAND')
       call MPI_Finalize(ierr)
       if (rank .eq. 0) print '(a)', 'mpif_coll: ok'
       end
@@ -63,14 +63,3 @@
       end do
       end
 
-      subroutine check(ok, what, rank)
-      implicit none
-      include 'mpif.h'
-      logical ok
-      character*(*) what
-      integer rank, e
-      if (.not. ok) then
-        print '(a,i0,2a)', 'mpif: rank ', rank, ': wrong: ', what
-        call MPI_Abort(MPI_COMM_WORLD, 1, e)
-      end if
-      end

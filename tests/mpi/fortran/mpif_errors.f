@@ -12,34 +12,23 @@
      &                             ierr)
       x = 1
       call MPI_Send(x, 1, MPI_INTEGER, nprocs, 0, MPI_COMM_WORLD, ierr)
-      call check(ierr .ne. MPI_SUCCESS, 'send to rank nprocs', rank)
+      call check(ierr .ne. MPI_SUCCESS, 'send to rank nprocs')
       call MPI_Error_class(ierr, cls, n)
-      call check(cls .eq. MPI_ERR_RANK, 'MPI_ERR_RANK', rank)
+      call check(cls .eq. MPI_ERR_RANK, 'MPI_ERR_RANK')
       call MPI_Error_string(ierr, msg, slen, n)
       call check(slen .gt. 0 .and. len_trim(msg) .eq. slen,
-     &           'MPI_Error_string', rank)
+     &           'MPI_Error_string')
       call MPI_Send(x, 1, MPI_INTEGER, 0, -5, MPI_COMM_WORLD, ierr)
       call MPI_Error_class(ierr, cls, n)
-      call check(cls .eq. MPI_ERR_TAG, 'MPI_ERR_TAG', rank)
+      call check(cls .eq. MPI_ERR_TAG, 'MPI_ERR_TAG')
       call MPI_Barrier(MPI_COMM_NULL, ierr)
       call MPI_Error_class(ierr, cls, n)
-      call check(cls .eq. MPI_ERR_COMM, 'MPI_ERR_COMM', rank)
+      call check(cls .eq. MPI_ERR_COMM, 'MPI_ERR_COMM')
       call MPI_Allreduce(x, n, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD,
      &                   ierr)
       call check(ierr .eq. MPI_SUCCESS .and. n .eq. nprocs,
-     &           'allreduce after the errors', rank)
+     &           'allreduce after the errors')
       call MPI_Finalize(ierr)
       if (rank .eq. 0) print '(a)', 'mpif_errors: ok'
       end
 
-      subroutine check(ok, what, rank)
-      implicit none
-      include 'mpif.h'
-      logical ok
-      character*(*) what
-      integer rank, e
-      if (.not. ok) then
-        print '(a,i0,2a)', 'mpif: rank ', rank, ': wrong: ', what
-        call MPI_Abort(MPI_COMM_WORLD, 1, e)
-      end if
-      end

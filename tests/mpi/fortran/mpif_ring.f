@@ -18,7 +18,7 @@
         call MPI_Recv(token, 1, MPI_INTEGER, left, 7, MPI_COMM_WORLD,
      &                status, ierr)
         call check(token .eq. 100 + nprocs * (nprocs - 1) / 2,
-     &             'token after the ring', rank)
+     &             'token after the ring')
       else
         call MPI_Recv(token, 1, MPI_INTEGER, MPI_ANY_SOURCE,
      &                MPI_ANY_TAG, MPI_COMM_WORLD, status, ierr)
@@ -26,9 +26,8 @@
         call MPI_Send(token, 1, MPI_INTEGER, right, 7, MPI_COMM_WORLD,
      &                ierr)
       end if
-      call check(status(MPI_SOURCE) .eq. left, 'status(MPI_SOURCE)',
-     &           rank)
-      call check(status(MPI_TAG) .eq. 7, 'status(MPI_TAG)', rank)
+      call check(status(MPI_SOURCE) .eq. left, 'status(MPI_SOURCE)')
+      call check(status(MPI_TAG) .eq. 7, 'status(MPI_TAG)')
       do i = 1, 8
         buf(i) = 1000 * rank + i
         rbuf(i) = -1
@@ -37,12 +36,12 @@
      &                  rbuf, 8, MPI_DOUBLE_PRECISION, left, 1,
      &                  MPI_COMM_WORLD, status, ierr)
       call MPI_Get_count(status, MPI_DOUBLE_PRECISION, n, ierr)
-      call check(n .eq. 8, 'MPI_Get_count', rank)
-      call check(rbuf(8) .eq. 1000 * left + 8, 'sendrecv data', rank)
+      call check(n .eq. 8, 'MPI_Get_count')
+      call check(rbuf(8) .eq. 1000 * left + 8, 'sendrecv data')
       call MPI_Sendrecv(buf, 1, MPI_DOUBLE_PRECISION, right, 2,
      &                  rbuf, 1, MPI_DOUBLE_PRECISION, left, 2,
      &                  MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
-      call check(ierr .eq. MPI_SUCCESS, 'MPI_STATUS_IGNORE', rank)
+      call check(ierr .eq. MPI_SUCCESS, 'MPI_STATUS_IGNORE')
       do i = 1, 8
         rbuf(i) = -1
       end do
@@ -52,19 +51,8 @@
      &               MPI_COMM_WORLD, reqs(2), ierr)
       call MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE, ierr)
       call MPI_F_sync_reg(rbuf)
-      call check(rbuf(3) .eq. 1000 * left + 3, 'nonblocking data', rank)
+      call check(rbuf(3) .eq. 1000 * left + 3, 'nonblocking data')
       call MPI_Finalize(ierr)
       if (rank .eq. 0) print '(a)', 'mpif_ring: ok'
       end
 
-      subroutine check(ok, what, rank)
-      implicit none
-      include 'mpif.h'
-      logical ok
-      character*(*) what
-      integer rank, e
-      if (.not. ok) then
-        print '(a,i0,2a)', 'mpif: rank ', rank, ': wrong: ', what
-        call MPI_Abort(MPI_COMM_WORLD, 1, e)
-      end if
-      end
