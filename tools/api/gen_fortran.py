@@ -261,6 +261,10 @@ class Glue:
     def __init__(self, f, v, symbol, params):
         self.f, self.v, self.symbol, self.params = f, v, symbol, params
         self.decls, self.pre, self.post, self.cleanup = [], [], [], []
+        # mpi_f08 choice buffers: the fast path (every buffer contiguous) calls with fast_args;
+        # the other path declares, prepares and releases the sections (s*)
+        self.sections, self.fast_args = [], None
+        self.sdecls, self.spre, self.scleanup = [], [], []
         self.args = {}
         self.byname = {x.name: x for x in params}
 
@@ -462,6 +466,8 @@ class Glue:
 
     def f08_choices(self):
         choices = [x for x in self.params if x.role == 'choice']
+        if choices:
+            self.fast_args = dict(self.args)
         for x in choices:
             p, n = x.p, x.name
             count = p.opts.get('count', 'count' if 'count' in self.byname else None)
@@ -477,21 +483,23 @@ class Glue:
                 flags.append('BATON_F08_BLOCKING')
             if not p.const:
                 flags.append('BATON_F08_WRITES')
-            self.decls.append('baton_f08_section %s_s = {0};' % n)
-            self.decls.append('void *%s_a = NULL;' % n)
+            self.sections.append(n)
+            self.fast_args[n] = 'baton_f08_buf(%s->base_addr)' % n
+            self.sdecls.append('baton_f08_section %s_s = {0};' % n)
+            self.sdecls.append('void *%s_a = NULL;' % n)
             cexpr = '(MPI_Count)*%s' % count if typed else '0'
             texpr = 'baton_f2c_Type(*%s)' % dtype if typed else 'MPI_DATATYPE_NULL'
-            self.pre.append('if (baton_f08_contiguous(%s)) %s_a = baton_f08_buf(%s->base_addr);' % (n, n, n))
-            self.pre.append('else if (rc == MPI_SUCCESS) {')
-            self.pre.append('  rc = baton_f08_section_begin(&%s_s, %s, %s, %s, %s, "%s");'
-                            % (n, n, cexpr, texpr, ' | '.join(flags) or '0', self.f.name))
-            self.pre.append('  %s_a = %s_s.addr;' % (n, n))
-            self.pre.append('}')
+            self.spre.append('if (baton_f08_contiguous(%s)) %s_a = baton_f08_buf(%s->base_addr);' % (n, n, n))
+            self.spre.append('else if (rc == MPI_SUCCESS) {')
+            self.spre.append('  rc = baton_f08_section_begin(&%s_s, %s, %s, %s, %s, "%s");'
+                             % (n, n, cexpr, texpr, ' | '.join(flags) or '0', self.f.name))
+            self.spre.append('  %s_a = %s_s.addr;' % (n, n))
+            self.spre.append('}')
             self.args[n] = '%s_a' % n
             if typed:
                 self.args[count] = '(%s_s.type ? 1 : %s)' % (n, self.args[count])
                 self.args[dtype] = '(%s_s.type ? %s_s.type : %s)' % (n, n, self.args[dtype])
-            self.cleanup.append('baton_f08_section_end(&%s_s);' % n)
+            self.scleanup.append('baton_f08_section_end(&%s_s);' % n)
 
 
 def fparams(f):
@@ -546,10 +554,12 @@ def glue_function(f, v, unimpl):
     for x in params:
         cparams += x.hidden(v)
     special = SPECIAL.get(f.name, (None, None))[1]
-    if special:
-        call = special.format(**g.args)
-    else:
-        call = '%s(%s)' % (f.name, ', '.join(g.args[p.name] for p in f.params if not p.varargs))
+
+    def call_with(args):
+        if special:
+            return special.format(**args)
+        return '%s(%s)' % (f.name, ', '.join(args[p.name] for p in f.params if not p.varargs))
+    call = call_with(g.args)
     ctype = {'int': 'void', 'double': 'double', 'MPI_Aint': 'MPI_Aint'}[ret]
     out = ['BATON_F_EXPORT %s %s(%s)' % (ctype, sym, ', '.join(cparams) or 'void'), '{']
     if ret != 'int':
@@ -566,12 +576,22 @@ def glue_function(f, v, unimpl):
             body.append('if (rc == MPI_SUCCESS && !&%s)' % f.name)
             body.append('  rc = baton_f_raise(%s, MPI_ERR_UNSUPPORTED_OPERATION, "%s: not in this libmpi_abi (not implemented yet)");'
                         % (g.error_comm(), f.name))
-        body.append('if (rc == MPI_SUCCESS) {')
-        body.append('  rc = %s;' % call)
-        body += ['  ' + s for s in g.post]
-        if hook:
-            body.append('  ' + hook[1])
-        body.append('}')
+        def run(c, indent):
+            out = ['if (rc == MPI_SUCCESS) {', '  rc = %s;' % c] + ['  ' + s for s in g.post]
+            if hook:
+                out.append('  ' + hook[1])
+            return [indent + s for s in out + ['}']]
+        if g.sections:
+            # the common case, every buffer contiguous, without the sections' bookkeeping
+            body.append('if (%s) {' % ' && '.join('baton_f08_contiguous(%s)' % n for n in g.sections))
+            body += run(call_with(g.fast_args), '  ')
+            body.append('} else {')
+            body += ['  ' + s for s in g.sdecls + g.spre]
+            body += run(call, '  ')
+            body += ['  ' + s for s in g.scleanup]
+            body.append('}')
+        else:
+            body += run(call, '')
         body += g.cleanup
         if has_ierror(f):
             body.append('if (ierror) *ierror = rc;' if v != 'f' else '*ierror = rc;')
