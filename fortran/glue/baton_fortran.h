@@ -125,6 +125,12 @@ static inline void baton_f_release(void *p, void *stack) {
 /* ---- strings: CHARACTER(LEN=n) <-> NUL-terminated ---- */
 /* A NUL-terminated copy without trailing blanks (NULL on allocation failure). */
 BATON_F_HIDDEN char *baton_f_str_in(const char *s, size_t len, char *stack, size_t stack_bytes);
+/* Info keys and values: leading blanks go too (MPI-4.1 10.1: "leading and trailing spaces are
+ * stripped" from Fortran keys and values). */
+static inline char *baton_f_info_str_in(const char *s, size_t len, char *stack, size_t stack_bytes) {
+  while (len > 0 && *s == ' ') s++, len--;
+  return baton_f_str_in(s, len, stack, stack_bytes);
+}
 /* A buffer for an output string of a Fortran variable of `len` characters (at least `atleast` + 1
  * bytes: the C function may write up to its own maximum). */
 BATON_F_HIDDEN char *baton_f_str_buf(size_t len, long long atleast);

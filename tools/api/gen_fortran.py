@@ -73,6 +73,9 @@ HOOKS = {
 # Which attribute table an attribute_val belongs to (baton_f_attr_value).
 ATTR_KIND = {'MPI_Comm_get_attr': 'BATON_F_ATTR_COMM', 'MPI_Attr_get': 'BATON_F_ATTR_COMM',
              'MPI_Type_get_attr': 'BATON_F_ATTR_TYPE', 'MPI_Win_get_attr': 'BATON_F_ATTR_WIN'}
+# The outputs that are array positions: (index, None) or (array of indices, how many).
+INDICES = {'MPI_Waitany': ('indx', None), 'MPI_Testany': ('indx', None),
+           'MPI_Waitsome': ('array_of_indices', 'outcount'), 'MPI_Testsome': ('array_of_indices', 'outcount')}
 # Procedures without an error argument in Fortran.
 NO_IERROR = ('MPI_Pcontrol',)
 
@@ -303,6 +306,13 @@ class Glue:
         # (count, datatype) when those describe that buffer alone
         if v != 'f':
             self.f08_choices()
+        # Fortran counts array positions from 1 (MPI-4.1 19.1.13): the completion calls' indices.
+        index, count = INDICES.get(self.f.name, (None, None))
+        if count is None and index:
+            self.post.append('if (*%s >= 0) *%s += 1;' % (index, index))
+        elif index:
+            self.post.append('if (*%s != MPI_UNDEFINED) for (int i = 0; i < *%s; i++) %s[i] += 1;'
+                             % (count, count, index))
 
     # ---- one method per role: fills args[name] and the code around the call ----
 
@@ -386,8 +396,9 @@ class Glue:
         ptr, ln = str_ptr(x.name, self.v)
         n = x.name
         self.decls.append('char %s_s[256], *%s_c = NULL;' % (n, n))
-        self.pre.append('if (rc == MPI_SUCCESS && !(%s_c = baton_f_str_in(%s, %s, %s_s, sizeof %s_s)))'
-                        % (n, ptr, ln, n, n))
+        conv = 'baton_f_info_str_in' if self.f.name.startswith('MPI_Info_') else 'baton_f_str_in'
+        self.pre.append('if (rc == MPI_SUCCESS && !(%s_c = %s(%s, %s, %s_s, sizeof %s_s)))'
+                        % (n, conv, ptr, ln, n, n))
         self.pre.append('  rc = baton_f_raise(%s, MPI_ERR_NO_MEM, "%s: no memory for a string");'
                         % (self.error_comm(), self.f.name))
         self.args[n] = '%s_c' % n
@@ -405,8 +416,24 @@ class Glue:
         self.pre.append('  rc = baton_f_raise(%s, MPI_ERR_NO_MEM, "%s: no memory for a string");'
                         % (self.error_comm(), self.f.name))
         self.args[n] = '%s_c' % n
-        # the result is copied even after an error: the buffer holds "" then
-        self.cleanup.append('if (%s_c) baton_f_str_out(%s, %s, %s_c);' % (n, ptr, ln, n))
+        # The variable is written only when the call gave a value: not after an error, not when a
+        # flag says the key (attribute, name) is not there, not when buflen is 0 on input.
+        conds = ['rc == MPI_SUCCESS']
+        flag = self.byname.get('flag')
+        if flag is not None and flag.role == 'bool_out':
+            conds.append('flag_c')
+        if e in self.byname and self.byname[e].p.intent == 'inout':
+            # Fortran counts characters (MPI-4.1 10.2, MPI_Info_get_string; MPI_Session_get_nth_pset):
+            # in, how many to return; out, the length of the value. C counts the NUL too.
+            self.decls.append('int %s_in = *%s, %s_c = *%s > 0 ? *%s + 1 : 0;' % (e, e, e, e, e))
+            self.args[e] = '&%s_c' % e
+            self.post.append('if (rc == MPI_SUCCESS%s) *%s = %s_c > 0 ? %s_c - 1 : 0;'
+                             % (' && flag_c' if 'flag_c' in conds else '', e, e, e))
+            conds.append('%s_in > 0' % e)
+        self.cleanup.append('if (%s_c) {' % n)
+        self.cleanup.append('  if (%s) baton_f_str_out(%s, %s, %s_c);' % (' && '.join(conds), ptr, ln, n))
+        self.cleanup.append('  else free(%s_c);' % n)
+        self.cleanup.append('}')
 
     def p_strings(self, x):
         n = x.name
