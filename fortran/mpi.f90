@@ -3,6 +3,7 @@
 ! tools/api/gen_fortran.py into mpif_glue.c), so mpif.h and `use mpi` share one implementation.
 ! Choice buffers are TYPE(*), DIMENSION(*) with gfortran's NO_ARG_CHECK: any type, kind and rank.
 MODULE mpi
+  USE, INTRINSIC :: ISO_C_BINDING, ONLY : C_PTR
   IMPLICIT NONE
   INCLUDE 'mpif_constants.inc'
   INCLUDE 'mpif_sentinels.inc'

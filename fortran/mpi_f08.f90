@@ -20,7 +20,7 @@ MODULE mpi_f08
   INTEGER, BIND(C, NAME="baton_f08_unweighted") :: MPI_UNWEIGHTED(1)
   INTEGER, BIND(C, NAME="baton_f08_weights_empty") :: MPI_WEIGHTS_EMPTY(1)
   CHARACTER(LEN=1), BIND(C, NAME="baton_f08_argv_null") :: MPI_ARGV_NULL(1)
-  CHARACTER(LEN=1), BIND(C, NAME="baton_f08_argvs_null") :: MPI_ARGVS_NULL(1)
+  CHARACTER(LEN=1), BIND(C, NAME="baton_f08_argvs_null") :: MPI_ARGVS_NULL(1, 1)
 
   ! The procedures the library calls (MPI-4.1 19.3.x, the mpi_f08 forms).
   ABSTRACT INTERFACE
