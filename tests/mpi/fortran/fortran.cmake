@@ -43,3 +43,8 @@ endforeach()
 
 # Example 13.1 (queued ring) with the mpi_f08 queue bindings.
 add_mpi_fortran_test(NAME fortran_f08_queue_ring SOURCES f08_queue_ring.f90 NP 1 2 4 TIMEOUT 60 LABELS fortran queue)
+
+# What MPICH's test/mpi/f08 run found (docs/fortran.md): indices, info strings, file handles,
+# PMPI_ names, C_PTR overloads.
+add_mpi_fortran_test(NAME fortran_f08_misc SOURCES f08_misc.f90 check.f90 NP 1 2 TIMEOUT 60 LABELS fortran)
+add_mpi_fortran_test(NAME fortran_mpi_misc SOURCES mpi_misc.f90 check.f90 NP 1 2 TIMEOUT 60 LABELS fortran)
