@@ -194,7 +194,7 @@ BATON_F_HIDDEN int baton_f_keyval_create(int kind, baton_f_fn *copy, baton_f_fn 
 enum { BATON_F_ATTR_COMM, BATON_F_ATTR_TYPE, BATON_F_ATTR_WIN };
 BATON_F_HIDDEN MPI_Aint baton_f_attr_value(int kind, int keyval, void *value);
 BATON_F_HIDDEN int baton_f_grequest_start(baton_f_fn *query, baton_f_fn *free_fn, baton_f_fn *cancel,
-                                          MPI_Aint extra, MPI_Request *request);
+                                          MPI_Aint *extra, MPI_Request *request);
 BATON_F_HIDDEN int baton_f_register_datarep(const char *name, baton_f_fn *read, baton_f_fn *write,
                                             baton_f_fn *extent, MPI_Aint extra, int large);
 

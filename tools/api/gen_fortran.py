@@ -62,7 +62,7 @@ SPECIAL = {
     'MPI_Type_create_keyval': ((), 'baton_f_keyval_create(BATON_F_ATTR_TYPE, {type_copy_attr_fn}, {type_delete_attr_fn}, {type_keyval}, {extra_state}, 0)'),
     'MPI_Win_create_keyval': ((), 'baton_f_keyval_create(BATON_F_ATTR_WIN, {win_copy_attr_fn}, {win_delete_attr_fn}, {win_keyval}, {extra_state}, 0)'),
     'MPI_Keyval_create': ((), 'baton_f_keyval_create(BATON_F_ATTR_COMM, {copy_fn}, {delete_fn}, {keyval}, {extra_state}, 1)'),
-    'MPI_Grequest_start': ((), 'baton_f_grequest_start({query_fn}, {free_fn}, {cancel_fn}, {extra_state}, {request})'),
+    'MPI_Grequest_start': ((), 'baton_f_grequest_start({query_fn}, {free_fn}, {cancel_fn}, extra_state, {request})'),
     'MPI_Register_datarep': ((), 'baton_f_register_datarep({datarep}, {read_conversion_fn}, {write_conversion_fn}, {dtype_file_extent_fn}, {extra_state}, 0)'),
     'MPI_Register_datarep_c': ((), 'baton_f_register_datarep({datarep}, {read_conversion_fn}, {write_conversion_fn}, {dtype_file_extent_fn}, {extra_state}, 1)'),
 }

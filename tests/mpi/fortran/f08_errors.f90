@@ -48,7 +48,7 @@ contains
   subroutine gf(extra_state, ierror)
     integer(kind=MPI_ADDRESS_KIND) :: extra_state
     integer :: ierror
-    if (extra_state < 0) deletes = -1
+    extra_state = extra_state + 1000
     ierror = MPI_SUCCESS
   end subroutine gf
 
@@ -67,6 +67,8 @@ program f08_errors
   implicit none
   integer :: rank, nprocs, x, ierr, cls, slen, keyval, n
   integer(kind=MPI_ADDRESS_KIND) :: val
+  ! changed by free_fn inside MPI_Wait: VOLATILE, or the compiler may keep it in a register
+  integer(kind=MPI_ADDRESS_KIND), volatile :: greq_state
   logical :: flag
   character(len=MPI_MAX_ERROR_STRING) :: msg
   type(MPI_Errhandler) :: eh
@@ -136,10 +138,13 @@ program f08_errors
   call check(flag .and. val >= 32767, 'MPI_TAG_UB as an attribute')
 
   ! A generalized request with Fortran callbacks.
-  call MPI_Grequest_start(gq, gf, gc, int(rank, MPI_ADDRESS_KIND), req)
+  ! The callbacks see the program's extra_state variable itself (as with MPICH).
+  greq_state = rank
+  call MPI_Grequest_start(gq, gf, gc, greq_state, req)
   call MPI_Grequest_complete(req)
   call MPI_Wait(req, status)
   call check(status%MPI_SOURCE == rank .and. status%MPI_TAG == 77, 'generalized request status')
+  call check(greq_state == rank + 1000, 'free_fn updated extra_state')
   call MPI_Get_count(status, MPI_INTEGER, n)
   call check(n == 3, 'generalized request count')
 
