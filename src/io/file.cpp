@@ -12,7 +12,6 @@
 #include <unordered_set>
 
 #include "core/comm.hpp"
-#include "comm/comm.hpp"  // LOCAL WORKAROUND, not committed
 #include "core/datatype.hpp"
 #include "core/group.hpp"
 #include "core/progress.hpp"
@@ -133,7 +132,7 @@ errc file_open(core::comm* uc, const char* filename, int amode,
                const std::vector<std::pair<std::string, std::string>>& given, core::errhandler* eh, file** out) {
   if (uc->inter) return core::error_set(errc::comm, "files cannot be opened on an intercommunicator");
   core::comm* c = nullptr;
-  if (errc e = baton::comm::comm_dup(uc, &c); e != errc::success) return e;
+  if (errc e = core::comm_dup(uc, &c); e != errc::success) return e;
   auto fail = [&](errc e) {
     (void)core::comm_free(c);
     return e;
