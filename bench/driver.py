@@ -451,6 +451,13 @@ HEADLINE = [
     ("queue_ring", "ring.queue", "ring.isend", 8192, "Example 13.1 ring, 8 KiB (peers: Isend ring)", "baton",
      ("mpich", "openmpi")),
     ("comm_create", "dup", None, 0, "MPI_Comm_dup + free", "baton", ("mpich", "openmpi")),
+    ("io_coll", "write", None, 64 << 20, "Collective write, 64 MiB 3-D subarray view", "baton", ("mpich", "openmpi")),
+    ("io_coll", "read", None, 64 << 20, "Collective read, 64 MiB 3-D subarray view", "baton", ("mpich", "openmpi")),
+    ("io_overlap", "iwrite_all.idle", None, 64 << 20, "MPI_File_iwrite_all overlap of an idle wait, 64 MiB",
+     "baton-async", ("mpich-async", "openmpi")),
+    ("dynamic", "spawn1", None, 0, "MPI_Comm_spawn of 1 child until the merged barrier", "baton",
+     ("mpich", "openmpi")),
+    ("dynamic", "connect", None, 0, "MPI_Comm_connect/accept and one message", "baton", ("mpich", "openmpi")),
 ]
 
 

@@ -12,6 +12,7 @@
 
 #include "abi/abi_file.hpp"
 #include "abi/abi_objects.hpp"
+#include "comm/comm.hpp"
 #include "core/comm.hpp"
 #include "core/datatype.hpp"
 #include "core/group.hpp"
@@ -167,8 +168,13 @@ int MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info,
   std::vector<std::pair<std::string, std::string>> hints;
   if (errc e = info_entries(info, &hints); e != errc::success) return abi::raise_file(fn, nullptr, e);
   return abi::file_call(fn, nullptr, [&] {
+    if (c->inter) return core::error_set(errc::comm, "files cannot be opened on an intercommunicator");
+    // The file's private communicator (its collective traffic never meets the user's);
+    // io::file_open takes it over.
+    core::comm* fc = nullptr;
+    if (errc e = comm::comm_dup(c, &fc); e != errc::success) return e;
     io::file* f = nullptr;
-    if (errc e = io::file_open(c, filename, amode, hints, abi::null_errhandler(), &f); e != errc::success) {
+    if (errc e = io::file_open(fc, filename, amode, hints, abi::null_errhandler(), &f); e != errc::success) {
       *fh = MPI_FILE_NULL;
       return e;
     }

@@ -211,16 +211,14 @@ struct builder {
 
     // ---- baton_progress ----
     add_cvar(progress, num("baton_spin_us", value_kind::u64, MPI_T_VERBOSITY_TUNER_DETAIL, MPI_T_SCOPE_READONLY,
-                           "Microseconds a waiting thread polls (spinning) after the last progress; past them it "
-                           "yields its core between polls only when this is 0. BATON_SPIN_US, default 50; "
-                           "MPI_Init makes it 0 when the ranks on this host outnumber the cores the process may "
-                           "use, unless BATON_SPIN_US is set.",
+                           "Microseconds a waiting thread polls (spinning) after the last progress before it "
+                           "starts yielding its core. BATON_SPIN_US, default 50; MPI_Init makes it 0 when the "
+                           "ranks on this host outnumber the cores the process may use, unless BATON_SPIN_US "
+                           "is set.",
                            [] { return int64_t(core::progress_backoff().spin_ns / 1000); }));
     add_cvar(progress, num("baton_yield_us", value_kind::u64, MPI_T_VERBOSITY_TUNER_DETAIL, MPI_T_SCOPE_READONLY,
                            "Microseconds after the last progress until which a waiting thread keeps polling "
-                           "(with sched_yield where baton_spin_us is 0), then sleeps on its doorbell. "
-                           "BATON_YIELD_US, default 5000; 1000 where the ranks on this host outnumber the cores "
-                           "the process may use, unless BATON_YIELD_US is set.",
+                           "with sched_yield, then sleeps on its doorbell. BATON_YIELD_US, default 1000.",
                            [] { return int64_t(core::progress_backoff().yield_ns / 1000); }));
     add_cvar(progress, num("baton_async_progress", value_kind::i32, MPI_T_VERBOSITY_USER_BASIC,
                            MPI_T_SCOPE_READONLY,

@@ -2,8 +2,8 @@
 //
 // Subsystems register a poll function (point-to-point transports now, collective schedules
 // later); progress_poll() runs each once. A poll's work scales with the events that happened.
-// Waiting polls for a while (yielding only where ranks outnumber cores), then sleeps on the
-// transport's doorbell (futex), so ranks waiting long don't burn their cores.
+// Waiting spins briefly, then yields, then sleeps on the transport's doorbell (futex), so ranks
+// that outnumber cores don't burn them.
 #pragma once
 
 #include <sched.h>
@@ -109,21 +109,9 @@ inline std::atomic<int>& progress_unbelled() {
 constexpr long unbelled_sleep_ns = 20000;
 
 // Waiting is measured in time, not polls: a poll costs anything from 10 ns to microseconds.
-// A waiting thread polls (with pause) for spin_ns after the last progress, then keeps polling
-// until yield_ns, then sleeps on the doorbell. Between spin_ns and yield_ns it polls with
-// sched_yield only where this host's ranks outnumber its cores (spin_ns 0: the peer likely needs
-// this very core); elsewhere it keeps to pause, because on a machine loaded by other processes a
-// yield hands the core to one of them for a whole time slice (milliseconds), and a rank that
-// yields whenever its peer is descheduled loses its own turn when the peer comes back: 64 KiB
-// Ialltoall + Wait at 2 ranks on 2 cores at load 50, medians of 20-call batches, 256-1644 us
-// yielding from 50 us against 4.8-5.1 us polling with pause (best batches 4.4 us either way;
-// Open MPI, which never yields, 6.0-6.4). Sleeping after 1 ms had the same effect (1.4-1.8 ms:
-// a rank preempted for a slice puts its peer to sleep, and each wake-up costs another slice), so
-// a waiting thread sleeps after 5 ms (1 ms where ranks outnumber cores, which yields hand over).
-constexpr uint64_t oversubscribed_yield_ns = 1000000;
 struct backoff_policy {
   uint64_t spin_ns = 50000;     // pure polling (with pause) for this long after the last progress
-  uint64_t yield_ns = 5000000;  // then polling (with sched_yield only when spin_ns is 0) until this long
+  uint64_t yield_ns = 1000000;  // then polling with sched_yield until this long
   long sleep_ns = 10000000;     // then sleeping on the doorbell (futex timeout as a safety net)
 };
 backoff_policy& progress_backoff();
@@ -205,10 +193,7 @@ void progress_wait(engine_guard& guard, Done done) {
     }
     if (idle < b.yield_ns) {
       guard.unlock();
-      if (b.spin_ns == 0)
-        sched_yield();
-      else
-        __builtin_ia32_pause();
+      sched_yield();
       guard.lock();
       continue;
     }

@@ -16,7 +16,7 @@
 // Two states:
 // - polling: it polls under the engine lock and relaxes between polls (a few pause instructions;
 //   sched_yield if the kernel refused SCHED_IDLE) while anything moved in the last `yield_ns`
-//   (5 ms, BATON_YIELD_US). While an application thread drives progress inside MPI (waits in
+//   (1 ms, BATON_YIELD_US). While an application thread drives progress inside MPI (waits in
 //   progress_wait, not asleep there) it stays off the engine and only relaxes: at SCHED_IDLE that
 //   costs the application nothing, and the thread is ready when the wait ends.
 // - asleep: nothing moved for `yield_ns`: it sleeps on the rank's doorbell, which other ranks

@@ -128,11 +128,8 @@ uint64_t next_open_id() {
 }
 }  // namespace
 
-errc file_open(core::comm* uc, const char* filename, int amode,
+errc file_open(core::comm* c, const char* filename, int amode,
                const std::vector<std::pair<std::string, std::string>>& given, core::errhandler* eh, file** out) {
-  if (uc->inter) return core::error_set(errc::comm, "files cannot be opened on an intercommunicator");
-  core::comm* c = nullptr;
-  if (errc e = core::comm_dup(uc, &c); e != errc::success) return e;
   auto fail = [&](errc e) {
     (void)core::comm_free(c);
     return e;

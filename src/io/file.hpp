@@ -98,7 +98,10 @@ struct file {
 bool file_valid(const file* f);
 
 // ---- open / close (file.cpp) ----
-// Collective over c. `given` are the info hints. On success *out has the error handler `eh`.
+// Collective over c, a private duplicate of the user's communicator made by the caller (the
+// binding: communicator construction is a layer above this one), which the open takes over: the
+// file keeps it on success, and frees it on failure. `given` are the info hints. On success *out
+// has the error handler `eh`.
 [[nodiscard]] errc file_open(core::comm* c, const char* filename, int amode,
                              const std::vector<std::pair<std::string, std::string>>& given, core::errhandler* eh,
                              file** out);

@@ -76,7 +76,3 @@ foreach(bad "zz" "1000")
                        ENVIRONMENT "BATON_ASYNC_PROGRESS=1;BATON_PROGRESS_CORE=${bad}"
                        PASS_REGULAR_EXPRESSION "BATON_PROGRESS_CORE=${bad}: ")
 endforeach()
-
-# A waiting rank polls without yielding its core unless the host's ranks outnumber its cores
-# (hier_wait_yield.c counts the library's sched_yield calls while rank 0 waits for a late peer).
-add_mpi_test(NAME hier_wait_yield SOURCES hier_wait_yield.c NP 2 TIMEOUT 60 LABELS hier)

@@ -30,7 +30,7 @@ static pid_t progress_tid(void) {
   struct dirent* e;
   while ((e = readdir(d)) && found < 0) {
     if (e->d_name[0] == '.') continue;
-    char path[256], name[64] = {0};
+    char path[sizeof "/proc/self/task//comm" + sizeof e->d_name], name[64] = {0};
     snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
     FILE* f = fopen(path, "r");
     if (!f) continue;

@@ -31,13 +31,13 @@ static char io_dir[512];
 
 #define CHECK_RC(rc, what) CHECK((rc) == MPI_SUCCESS, "%s returned %d", what, rc)
 
-static int io_class(int rc) {
+static inline int io_class(int rc) {
   int c = rc;
   MPI_Error_class(rc, &c);
   return c;
 }
 
-static void io_dir_init(void) {
+static inline void io_dir_init(void) {
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank == 0) {
@@ -54,7 +54,7 @@ static void io_dir_init(void) {
 }
 
 /* MPI_Init, this rank and the size of MPI_COMM_WORLD, and the test's directory. */
-static void io_start(int* argc, char*** argv, int* rank, int* size) {
+static inline void io_start(int* argc, char*** argv, int* rank, int* size) {
   MPI_Init(argc, argv);
   MPI_Comm_rank(MPI_COMM_WORLD, rank);
   MPI_Comm_size(MPI_COMM_WORLD, size);
@@ -62,7 +62,7 @@ static void io_start(int* argc, char*** argv, int* rank, int* size) {
 }
 
 /* A path in the test's directory. */
-static const char* io_path(const char* name) {
+static inline const char* io_path(const char* name) {
   static char p[4][640];
   static int k = 0;
   k = (k + 1) % 4;
@@ -71,7 +71,7 @@ static const char* io_path(const char* name) {
 }
 
 /* Removes the directory and everything in it; agrees on the outcome; returns main's exit code. */
-static int io_finish(void) {
+static inline int io_finish(void) {
   int rank, total = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Barrier(MPI_COMM_WORLD);

@@ -240,12 +240,8 @@ static void test_cvars(void)
             CHECK(spin == strtoul(s, NULL, 10), "baton_spin_us is %lu, BATON_SPIN_US=%s", spin, s);
         else
             CHECK(spin == 50 || spin == 0, "baton_spin_us is %lu, expected 50 (or 0 on too few cores)", spin);
-        /* 5000 by default, 1000 where ranks outnumber cores (spin 0) */
-        const unsigned long yield = read_cvar_ulong("baton_yield_us");
-        if (getenv("BATON_YIELD_US"))
-            CHECK(yield == env_ulong("BATON_YIELD_US", 0), "baton_yield_us is %lu", yield);
-        else
-            CHECK(yield == 5000 || (spin == 0 && yield == 1000), "baton_yield_us is %lu, expected 5000 (or 1000 on too few cores)", yield);
+        CHECK(read_cvar_ulong("baton_yield_us") == env_ulong("BATON_YIELD_US", 1000), "baton_yield_us is %lu",
+              read_cvar_ulong("baton_yield_us"));
     }
     {
         const char* t = getenv("BATON_TRANSPORT");
