@@ -48,3 +48,4 @@ add_mpi_fortran_test(NAME fortran_f08_queue_ring SOURCES f08_queue_ring.f90 NP 1
 # PMPI_ names, C_PTR overloads.
 add_mpi_fortran_test(NAME fortran_f08_misc SOURCES f08_misc.f90 check.f90 NP 1 2 TIMEOUT 60 LABELS fortran)
 add_mpi_fortran_test(NAME fortran_mpi_misc SOURCES mpi_misc.f90 check.f90 NP 1 2 TIMEOUT 60 LABELS fortran)
+add_mpi_fortran_test(NAME fortran_f08_datarep SOURCES f08_datarep.f90 check.f90 NP 1 2 TIMEOUT 60 LABELS fortran)
