@@ -1,10 +1,12 @@
-! use mpi_f08: error classes through ierror under MPI_ERRORS_RETURN, MPI_Error_string, an error
-! handler and attribute copy/delete functions written in Fortran, a generalized request.
+! use mpi_f08: error classes through ierror under MPI_ERRORS_RETURN, MPI_Error_string, error
+! handlers (communicator, window, file) and attribute copy/delete functions written in Fortran, a
+! generalized request.
 module f08_errors_cb
   use mpi_f08
   implicit none
   integer :: handler_calls = 0, handler_code = 0, deletes = 0, copies = 0
   logical :: handler_comm_ok = .false.
+  integer :: win_calls = 0, win_code = 0, file_calls = 0, file_code = 0
 contains
   subroutine my_handler(comm, error_code)
     type(MPI_Comm) :: comm
@@ -13,6 +15,22 @@ contains
     handler_code = error_code
     handler_comm_ok = comm == MPI_COMM_WORLD
   end subroutine my_handler
+
+  subroutine win_handler(win, error_code)
+    type(MPI_Win) :: win
+    integer :: error_code
+    win_calls = win_calls + 1
+    win_code = error_code
+    if (win == MPI_WIN_NULL) win_calls = -100
+  end subroutine win_handler
+
+  subroutine file_handler(file, error_code)
+    type(MPI_File) :: file
+    integer :: error_code
+    file_calls = file_calls + 1
+    file_code = error_code
+    if (file /= MPI_FILE_NULL) file_calls = -100
+  end subroutine file_handler
 
   subroutine my_copy(oldcomm, keyval, extra_state, val_in, val_out, flag, ierror)
     type(MPI_Comm) :: oldcomm
@@ -73,6 +91,9 @@ program f08_errors
   character(len=MPI_MAX_ERROR_STRING) :: msg
   type(MPI_Errhandler) :: eh
   type(MPI_Comm) :: dup
+  type(MPI_Win) :: win
+  type(MPI_File) :: fh
+  integer, asynchronous :: wbuf(4)
   type(MPI_Request) :: req
   type(MPI_Status) :: status
 
@@ -119,6 +140,27 @@ program f08_errors
   call MPI_Error_class(handler_code, cls)
   call check(cls == MPI_ERR_RANK, 'the handler got an MPI_ERR_RANK code')
   call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN)
+  call MPI_Errhandler_free(eh)
+
+  ! Window and file error handlers written in Fortran.
+  call MPI_Win_create_errhandler(win_handler, eh)
+  call MPI_Win_create(wbuf, 16_MPI_ADDRESS_KIND, 4, MPI_INFO_NULL, MPI_COMM_WORLD, win)
+  call MPI_Win_set_errhandler(win, eh)
+  call MPI_Errhandler_free(eh)
+  call MPI_Win_fence(0, win)
+  call MPI_Put(x, 1, MPI_INTEGER, nprocs + 1, 0_MPI_ADDRESS_KIND, 1, MPI_INTEGER, win, ierr)
+  call check(win_calls == 1, 'the Fortran window error handler ran once on the window')
+  call MPI_Error_class(win_code, cls)
+  call check(cls == MPI_ERR_RANK, 'the window handler got an MPI_ERR_RANK code')
+  call MPI_Win_fence(0, win)
+  call MPI_Win_free(win)
+  call MPI_File_create_errhandler(file_handler, eh)
+  call MPI_File_set_errhandler(MPI_FILE_NULL, eh)
+  call MPI_File_open(MPI_COMM_SELF, 'fortran_f08_errors.no/such/file', MPI_MODE_RDONLY, MPI_INFO_NULL, fh, ierr)
+  call check(ierr /= MPI_SUCCESS .and. file_calls == 1, 'the Fortran file error handler ran once')
+  call MPI_Error_class(file_code, cls)
+  call check(cls == MPI_ERR_NO_SUCH_FILE, 'the file handler got MPI_ERR_NO_SUCH_FILE')
+  call MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN)
   call MPI_Errhandler_free(eh)
 
   ! Attribute copy and delete functions written in Fortran.
