@@ -33,10 +33,7 @@ const std::vector<long>& fake_labels() {
 }
 
 long host_label(int world) {
-  // A process of another launch (dynamic processes, index past this launch's world) is reached
-  // through UCX whatever host it is on: a host of its own, never a shared-memory partner.
   const std::vector<int>& hosts = core::rt().host_of_world;
-  if (size_t(world) >= hosts.size()) return -1 - long(world);
   const std::vector<long>& fake = fake_labels();
   if (!fake.empty()) return fake[size_t(world) % fake.size()];
   return hosts[size_t(world)];
@@ -45,12 +42,21 @@ long host_label(int world) {
 std::shared_ptr<const host_layout> compute(const core::comm* c) {
   auto L = std::make_shared<host_layout>();
   const int n = c->size;
+  // A communicator with processes of other launches (dynamic processes: indices past this
+  // launch's world): each process knows the hosts of its own launch only, so the members would
+  // compute different layouts and pick different algorithms. Every member sees some process of
+  // another launch, so all of them take the same answer: every rank a host of its own (flat
+  // algorithms; those processes are reached through UCX anyway).
+  bool spans_launches = false;
+  for (int r = 0; r < n && !spans_launches; ++r)
+    spans_launches = size_t(c->world_rank(r)) >= core::rt().host_of_world.size();
   L->host_of.assign(size_t(n), 0);
   L->index_of.assign(size_t(n), 0);
   std::unordered_map<long, int> number;  // label -> host index
   std::vector<int> count;
   for (int r = 0; r < n; ++r) {
-    const auto [it, fresh] = number.try_emplace(host_label(c->world_rank(r)), int(count.size()));
+    const long label = spans_launches ? long(r) : host_label(c->world_rank(r));
+    const auto [it, fresh] = number.try_emplace(label, int(count.size()));
     if (fresh) count.push_back(0);
     const int h = it->second;
     L->host_of[size_t(r)] = h;

@@ -15,25 +15,7 @@
 #include <time.h>
 
 #include "mpitest.h"
-
-static pid_t progress_tid(void)
-{
-    DIR* d = opendir("/proc/self/task");
-    if (!d) return -1;
-    pid_t found = -1;
-    struct dirent* e;
-    while ((e = readdir(d)) && found < 0) {
-        if (e->d_name[0] == '.') continue;
-        char path[sizeof "/proc/self/task//comm" + sizeof e->d_name], name[64] = {0};
-        snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
-        FILE* f = fopen(path, "r");
-        if (!f) continue;
-        if (fgets(name, sizeof name, f) && strncmp(name, "baton-progress", 14) == 0) found = (pid_t)atoi(e->d_name);
-        fclose(f);
-    }
-    closedir(d);
-    return found;
-}
+#include "mpitest_progress.h"
 
 int main(int argc, char** argv)
 {
@@ -66,7 +48,7 @@ int main(int argc, char** argv)
     }
     CHECK(wrong == 0, "%ld wrong elements", wrong);
 
-    const pid_t tid = progress_tid();
+    const pid_t tid = mpitest_progress_tid();
     CHECK(tid > 0, "no thread named baton-progress in this process");
     if (tid > 0) {
         const int policy = sched_getscheduler(tid);

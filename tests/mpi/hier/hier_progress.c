@@ -22,24 +22,7 @@
 #include <time.h>
 
 #include "mpitest.h"
-
-static pid_t progress_tid(void) {
-  DIR* d = opendir("/proc/self/task");
-  if (!d) return -1;
-  pid_t found = -1;
-  struct dirent* e;
-  while ((e = readdir(d)) && found < 0) {
-    if (e->d_name[0] == '.') continue;
-    char path[sizeof "/proc/self/task//comm" + sizeof e->d_name], name[64] = {0};
-    snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
-    FILE* f = fopen(path, "r");
-    if (!f) continue;
-    if (fgets(name, sizeof name, f) && strncmp(name, "baton-progress", 14) == 0) found = (pid_t)atoi(e->d_name);
-    fclose(f);
-  }
-  closedir(d);
-  return found;
-}
+#include "mpitest_progress.h"
 
 /* The one core of a set, or -1 when it holds several (or none). */
 static int only_core(const cpu_set_t* s) {
@@ -176,7 +159,7 @@ int main(int argc, char** argv) {
   cpu_set_t mine;
   CPU_ZERO(&mine);
   CHECK(sched_getaffinity(0, sizeof mine, &mine) == 0, "sched_getaffinity of the main thread failed");
-  const pid_t tid = progress_tid();
+  const pid_t tid = mpitest_progress_tid();
   CHECK(tid > 0, "no thread named baton-progress in this process (BATON_ASYNC_PROGRESS=1 expected)");
   const char* mode = argc > 1 ? argv[1] : "follow";
   if (tid > 0) {

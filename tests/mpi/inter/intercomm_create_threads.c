@@ -23,7 +23,7 @@ static void fail(int id, const char* what, int rc)
         int len = 0;
         s[0] = '\0';
         if (rc != MPI_SUCCESS) MPI_Error_string(rc, s, &len);
-        snprintf(first_fail[id], sizeof first_fail[id], "%s (rc %d: %s)", what, rc, s);
+        snprintf(first_fail[id], sizeof first_fail[id], "%.100s (rc %d: %.80s)", what, rc, s);
     }
 }
 
