@@ -10,6 +10,8 @@ command -v g++ >/dev/null 2>&1 || need="$need g++"
 command -v meson >/dev/null 2>&1 || need="$need meson"
 command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
 command -v python3 >/dev/null 2>&1 || need="$need python3"  # tools/api/gen_api.py (the build runs it)
+# the Fortran bindings (fortran/, tests/mpi/fortran): built only when gfortran is present
+command -v gfortran >/dev/null 2>&1 || need="$need gfortran"
 for extra in "$@"; do
   case "$extra" in
     peers)  command -v mpicc.mpich >/dev/null 2>&1 || need="$need mpich libmpich-dev"

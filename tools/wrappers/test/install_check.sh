@@ -1,6 +1,6 @@
 #!/bin/sh
-# install_check.sh CMAKE BUILD_DIR SOURCE_DIR: installs the build into a fresh prefix and
-# builds and runs programs with the installed mpicc / mpicxx / mpirun.
+# install_check.sh CMAKE BUILD_DIR SOURCE_DIR [fortran]: installs the build into a fresh prefix and
+# builds and runs programs with the installed mpicc / mpicxx / mpirun (and mpifort, with fortran).
 set -eu
 cmake=$1 build=$2 src=$3
 tmp=$(mktemp -d)
@@ -40,4 +40,20 @@ fi
 "$p/bin/mpic++" "$src/hello_header.cpp" -o "$tmp/cxx"
 env -u LD_LIBRARY_PATH "$p/bin/mpirun" -n 2 "$tmp/c"
 env -u LD_LIBRARY_PATH "$tmp/cxx"
+# The Fortran bindings, when the build has them (4th argument "fortran").
+if [ "${4-}" = fortran ]; then
+  for tool in mpifort mpif90 mpif77 mpifort_abi; do
+    [ -x "$p/bin/$tool" ] || { echo "FAIL: $p/bin/$tool is missing"; exit 1; }
+  done
+  for f in mpif.h mpi.mod mpi_f08.mod; do
+    [ -f "$p/include/$f" ] || { echo "FAIL: $p/include/$f is missing"; exit 1; }
+  done
+  show=$("$p/bin/mpifort" -show x.f90)
+  case $show in
+    *"-I$p/include"*"-L$p/"*"-lmpifort_abi -lmpi_abi") ;;
+    *) echo "FAIL: installed mpifort gives '$show'"; exit 1 ;;
+  esac
+  (cd "$tmp" && "$p/bin/mpifort" "$src/hello_fortran.f90" -o "$tmp/f")
+  env -u LD_LIBRARY_PATH "$p/bin/mpirun" -n 2 "$tmp/f"
+fi
 echo PASS
