@@ -24,8 +24,11 @@ run-clang-tidy -quiet -j "$(nproc 2>/dev/null || echo 2)" -p "$dir/tidy" "^$root
   >"$dir/tidy/out.txt" 2>&1 && rc=0 || rc=$?
 # The findings, without the command lines run-clang-tidy echoes and clang's counts of warnings
 # from system headers.
+# (clang-tidy colours its output even into a file: the escapes go first, so the count below sees
+# the findings.)
+sed 's/\x1b\[[0-9;]*m//g' "$dir/tidy/out.txt" >"$dir/tidy/plain.txt"
 grep -vE '^(clang-tidy|[0-9]+ warnings? (and [0-9]+ errors? )?generated\.|Suppressed [0-9]+ warnings|Use -header-filter)' \
-  "$dir/tidy/out.txt" || true
+  "$dir/tidy/plain.txt" || true
 echo "tidy: $(grep -c '^clang-tidy' "$dir/tidy/out.txt") files in $(( $(date +%s) - start )) s," \
-  "$(grep -cE ': (warning|error): ' "$dir/tidy/out.txt") findings"
+  "$(grep -E ': (warning|error): ' "$dir/tidy/plain.txt" | sort -u | wc -l) findings"
 exit $rc

@@ -71,7 +71,7 @@ std::shared_ptr<const host_layout> compute(const core::comm* c) {
     if (count[size_t(h)] > L->max_per_host) L->max_per_host = count[size_t(h)];
   }
   L->members.assign(size_t(n), 0);
-  for (int r = 0; r < n; ++r) L->members[size_t(L->first[size_t(L->host_of[size_t(r)])] + L->index_of[size_t(r)])] = r;
+  for (int r = 0; r < n; ++r) L->members[size_t(L->first[size_t(L->host_of[size_t(r)])]) + size_t(L->index_of[size_t(r)])] = r;
   return L;
 }
 }  // namespace

@@ -36,7 +36,7 @@ struct host_layout {
   std::vector<int> members;   // ranks in host order
 
   int host_size(int h) const { return first[std::size_t(h) + 1] - first[std::size_t(h)]; }
-  int member(int h, int i) const { return members[std::size_t(first[std::size_t(h)] + i)]; }
+  int member(int h, int i) const { return members[std::size_t(first[std::size_t(h)]) + std::size_t(i)]; }
   const int* members_of(int h) const { return members.data() + first[std::size_t(h)]; }
   int leader(int h) const { return member(h, 0); }
   // Position of rank r in host order.

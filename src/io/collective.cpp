@@ -194,7 +194,7 @@ errc start_p1(coll_op* op) {
   int64_t total = 0;
   if (op->my_agg >= 0)
     for (int r = 0; r < n; ++r) {
-      op->in_n[size_t(r)] = op->all[size_t(r * rec_len(op) + rec_counts + op->my_agg)];
+      op->in_n[size_t(r)] = op->all[size_t(r) * size_t(rec_len(op)) + size_t(rec_counts + op->my_agg)];
       op->in_off[size_t(r)] = total;
       total += 2 * op->in_n[size_t(r)];
     }
@@ -459,7 +459,7 @@ errc decide(coll_op* op) {
   file* f = op->f;
   const int L = rec_len(op);
   for (int r = 0; r < f->size; ++r) {
-    const int64_t err = op->all[size_t(r * L)];
+    const int64_t err = op->all[size_t(r) * size_t(L)];
     if (err != 0) {
       op->st = stage::done;
       if (r == f->rank) return core::error_set(errc(err), "%s", op->local_msg.c_str());
@@ -471,9 +471,9 @@ errc decide(coll_op* op) {
   // rank's runs in file order (slices of its stream per stripe); otherwise independent access.
   std::vector<std::pair<int64_t, int64_t>> ranges;
   bool unsorted = false;
-  for (int r = 0; r < f->size; ++r) unsorted |= op->all[size_t(r * L + 3)] != 0;
+  for (int r = 0; r < f->size; ++r) unsorted |= op->all[size_t(r) * size_t(L) + 3] != 0;
   for (int r = 0; r < f->size; ++r) {
-    const int64_t lo = op->all[size_t(r * L + 1)], hi = op->all[size_t(r * L + 2)];
+    const int64_t lo = op->all[size_t(r) * size_t(L) + 1], hi = op->all[size_t(r) * size_t(L) + 2];
     if (hi > lo) ranges.emplace_back(lo, hi);
   }
   if (ranges.empty()) {
@@ -531,7 +531,7 @@ errc coll_start(file* f, const access& a, int64_t etype_off, errc local, bool no
     for (int i = 0; i < op->naggs; ++i) {
       op->out_off[size_t(i)] = at;
       at += 2 * op->out_n[size_t(i)];
-      op->rec[size_t(rec_counts + i)] = op->out_n[size_t(i)];
+      op->rec[size_t(rec_counts) + size_t(i)] = op->out_n[size_t(i)];
     }
     op->out_buf.resize(size_t(at));
     std::vector<int64_t> fill(op->out_off);
@@ -543,7 +543,7 @@ errc coll_start(file* f, const access& a, int64_t etype_off, errc local, bool no
       }
     }
   }
-  op->all.resize(size_t(rec_len(op.get()) * f->size));
+  op->all.resize(size_t(rec_len(op.get())) * size_t(f->size));
   coll::coll_args g;
   g.kind = coll::coll_kind::allgather;
   g.c = f->c;

@@ -474,7 +474,7 @@ errc file_seek(file* f, int64_t offset, whence w) {
   if (w == whence::end)
     if (errc e = file_end_etypes(f, &base); e != errc::success) return e;
   if (base + offset < 0)
-    return core::error_set(errc::arg, "the file pointer would become negative (%lld)", (long long)(base + offset));
+    return core::error_set(errc::arg, "the file pointer would become negative (%lld)", (long long)base + (long long)offset);
   f->fp = base + offset;
   return errc::success;
 }
@@ -488,7 +488,7 @@ errc file_seek_shared(file* f, int64_t offset, whence w) {
     if (w == whence::cur) mine = shfp_fetch_add(f->sfp, 0, &base);
     if (w == whence::end) mine = file_end_etypes(f, &base);
     if (mine == errc::success && base + offset < 0)
-      mine = core::error_set(errc::arg, "the shared file pointer would become negative (%lld)", (long long)(base + offset));
+      mine = core::error_set(errc::arg, "the shared file pointer would become negative (%lld)", (long long)base + (long long)offset);
     if (mine == errc::success) mine = shfp_set(f->sfp, base + offset);
   }
   return share_outcome(f, mine);

@@ -83,7 +83,7 @@ void reply(window* w, int origin, int32_t tag, errc e, const void* data, size_t 
   reply_head h{int32_t(e), int32_t(text.size())};
   std::memcpy(b, &h, sizeof h);
   if (e != errc::success)
-    std::memcpy(b + sizeof h, text.data(), text.size());
+    text.copy(b + sizeof h, text.size());  // the length travels in the head, no terminator
   else if (bytes)
     std::memcpy(b + sizeof h, data, bytes);
   send_bytes(w, origin, tag, b, n);
@@ -196,7 +196,7 @@ errc win_create(core::comm* wc, core::comm* hc, flavor fl, void* base, int64_t b
     w->pids.resize(size_t(w->size));
     w->bases.resize(size_t(w->size));
     for (int r = 0; r < w->size; ++r) {
-      const int64_t* x = &all[size_t(K * r)];
+      const int64_t* x = &all[size_t(K) * size_t(r)];
       w->sizes[size_t(r)] = x[0];
       w->disp_units[size_t(r)] = x[1];
       w->same_host[size_t(r)] = x[2] == core::host_key();

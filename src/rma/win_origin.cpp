@@ -177,7 +177,7 @@ errc win_op(window* w, const rma_args& a, request** req) {
     if (tbytes > 0 && (h.off + h.lo < 0 || h.off + h.hi > w->sizes[size_t(t)]))
       return core::error_set(errc::rma_range,
                              "the %s touches bytes [%lld, %lld) of rank %d's window, which has %lld bytes", what,
-                             (long long)(h.off + h.lo), (long long)(h.off + h.hi), t, (long long)w->sizes[size_t(t)]);
+                             (long long)h.off + (long long)h.lo, (long long)h.off + (long long)h.hi, t, (long long)w->sizes[size_t(t)]);
   }
   const size_t seg_bytes = segs.size() * sizeof(seg);
   if (segs.size() > UINT32_MAX)
@@ -192,7 +192,7 @@ errc win_op(window* w, const rma_args& a, request** req) {
                            (long long)obytes, (long long)tbytes);
   if (a.kind == op_kind::get_acc && a.rcount * a.rtype->size() != tbytes)
     return core::error_set(errc::type, "the result buffer holds %lld bytes but the target datatype describes %lld",
-                           (long long)(a.rcount * a.rtype->size()), (long long)tbytes);
+                           (long long)a.rcount * (long long)a.rtype->size(), (long long)tbytes);
   if (a.kind == op_kind::acc || a.kind == op_kind::get_acc || a.kind == op_kind::cas) {
     h.op_code = a.op ? a.op->abi_code() : 0;
     h.basic_code = tt.basic() ? tt.basic()->abi_code() : 0;

@@ -114,7 +114,7 @@ char* target_address(window* w, const op_hdr& h, const seg* s, errc* e) {
   }
   if (h.off + h.lo < 0 || h.off + h.hi > w->bytes) {
     *e = core::error_set(errc::rma_range, "rank %d: target bytes [%lld, %lld) are outside its window of %lld bytes",
-                         w->rank, (long long)(h.off + h.lo), (long long)(h.off + h.hi), (long long)w->bytes);
+                         w->rank, (long long)h.off + (long long)h.lo, (long long)h.off + (long long)h.hi, (long long)w->bytes);
     return nullptr;
   }
   return static_cast<char*>(w->base) + h.off;
@@ -141,11 +141,9 @@ void apply(window* w, int origin, const op_hdr& h, const seg* s, const char* dat
     return;
   }
   if (kind == op_kind::unlock) {
-    if (w->lock_state == lock_kind::exclusive) {
+    // An exclusive lock ends with its holder; a shared one with its last holder.
+    if (w->lock_state == lock_kind::exclusive || (w->lock_state == lock_kind::shared && --w->shared_holders == 0))
       w->lock_state = lock_kind::none;
-    } else if (w->lock_state == lock_kind::shared && --w->shared_holders == 0) {
-      w->lock_state = lock_kind::none;
-    }
     reply(w, origin, h.reply_tag, errc::success, nullptr, 0);
     while (!w->lock_queue.empty() && grantable(w, w->lock_queue.front().kind)) {
       lock_waiter l = w->lock_queue.front();

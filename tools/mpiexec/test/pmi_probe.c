@@ -19,7 +19,7 @@
  *   noenv:VAR       check that VAR is not set
  * A failed check prints "pmi_probe: rank R: ..." on stderr and exits 99.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _POSIX_C_SOURCE 200809L /* NOLINT(bugprone-reserved-identifier): the feature-test macro */
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>

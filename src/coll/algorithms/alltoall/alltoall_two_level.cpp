@@ -97,10 +97,10 @@ errc alltoall_two_level(const coll_args& a, builder& b) {
     std::vector<uint32_t> out;
     for (int j = 0; j < sh; ++j)
       for (int i = 0; i < m; ++i)
-        out.push_back(b.copy(at_block(A, int64_t(i) * remote + rp(L.member(h, j))), at_block(O, off + j * m + i),
+        out.push_back(b.copy(at_block(A, int64_t(i) * remote + rp(L.member(h, j))), at_block(O, off + int64_t(j) * m + i),
                              block, byte, {all_in}));
-    b.add(make_step(step_kind::send, L.leader(h), at_block(O, off), {}, sh * m * block, byte), out);
-    const uint32_t got = b.recv(L.leader(h), at_block(I, off), sh * m * block, byte);
+    b.add(make_step(step_kind::send, L.leader(h), at_block(O, off), {}, int64_t(sh) * m * block, byte), out);
+    const uint32_t got = b.recv(L.leader(h), at_block(I, off), int64_t(sh) * m * block, byte);
     // Hand out: member j's blocks from h's ranks; the leader's own straight into its receive buffer.
     for (int i = 0; i < sh; ++i) unpack(at_block(I, off + i), L.member(h, i), {got});
     for (int j = 1; j < m; ++j)
