@@ -26,6 +26,7 @@
 #include "coll/schedule.hpp"
 #include "abi/abi_objects.hpp"
 #include "comm/comm.hpp"
+#include "comm/session.hpp"
 #include "core/progress.hpp"
 
 using namespace baton;
@@ -450,7 +451,9 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
 //    any other or no value gives MPI_COMM_NULL (the standard's answer for an unsupported type);
 //  - MPI_COMM_TYPE_HW_UNGUIDED: the host's ranks when that is strictly smaller than comm, else
 //    MPI_COMM_NULL (no finer hardware level is known);
-//  - MPI_COMM_TYPE_RESOURCE_GUIDED: MPI_COMM_NULL (no process-set resources are known).
+//  - MPI_COMM_TYPE_RESOURCE_GUIDED (MPI-4.1): as HW_GUIDED for "mpi_hw_resource_type"; with
+//    "mpi_pset_name" the members of that process set (mpi://WORLD: this launch's processes,
+//    mpi://SELF: each process alone); any other value, or neither key, gives MPI_COMM_NULL.
 // On an intercommunicator the color goes to the intercommunicator split: the result pairs this
 // host's part of the local group with the same host's part of the remote group (MPI_COMM_NULL
 // when that is empty).
@@ -471,8 +474,15 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
   return call(fn, c, [&] {
     if (errc e = non_null(newcomm, "newcomm pointer"); e != errc::success) return e;
     int color = core::host_key();  // one color per host (and launch: core/procs.hpp)
-    if (split_type == MPI_UNDEFINED || split_type == MPI_COMM_TYPE_RESOURCE_GUIDED) color = MPI_UNDEFINED;
-    if (split_type == MPI_COMM_TYPE_HW_GUIDED) {
+    if (split_type == MPI_UNDEFINED) color = MPI_UNDEFINED;
+    const std::string* pset = split_type == MPI_COMM_TYPE_RESOURCE_GUIDED && in ? in->find("mpi_pset_name") : nullptr;
+    if (pset) {
+      // The set's lowest world rank names it: the members of one set share a color.
+      std::vector<int> members;
+      const bool in_set = comm::pset_members(pset->c_str(), &members) == errc::success &&
+                          std::find(members.begin(), members.end(), core::rt().world_rank) != members.end();
+      color = in_set ? *std::min_element(members.begin(), members.end()) : MPI_UNDEFINED;
+    } else if (split_type == MPI_COMM_TYPE_HW_GUIDED || split_type == MPI_COMM_TYPE_RESOURCE_GUIDED) {
       const std::string* v = in ? in->find("mpi_hw_resource_type") : nullptr;
       if (!v || *v != "mpi_shared_memory") color = MPI_UNDEFINED;
     }

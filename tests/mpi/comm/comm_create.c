@@ -94,6 +94,41 @@ int main(int argc, char** argv)
     CHECK(c == MPI_COMM_NULL, "hw_guided with an unknown level gives MPI_COMM_NULL");
     CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, 0, MPI_INFO_NULL, &c));
     CHECK(c == MPI_COMM_NULL, "hw_unguided on one host gives MPI_COMM_NULL");
+    /* resource_guided (MPI-4.1): the hardware key as hw_guided, or a process set by name */
+    CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_RESOURCE_GUIDED, 0, info, &c));
+    CHECK(c == MPI_COMM_NULL, "resource_guided with an unknown level gives MPI_COMM_NULL");
+    CHECK_MPI(MPI_Info_set(info, "mpi_hw_resource_type", "mpi_shared_memory"));
+    CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_RESOURCE_GUIDED, 0, info, &c));
+    ring_check(c, wsize, exp, "split_type resource_guided shared memory");
+    CHECK_MPI(MPI_Comm_free(&c));
+    /* only the rank passing the type gets a communicator, of itself */
+    CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, wrank == 0 ? MPI_COMM_TYPE_RESOURCE_GUIDED : MPI_UNDEFINED, 0, info,
+                                  &c));
+    CHECK((wrank == 0) == (c != MPI_COMM_NULL), "resource_guided by rank 0 alone");
+    if (c != MPI_COMM_NULL) {
+        int n = 0;
+        CHECK_MPI(MPI_Comm_size(c, &n));
+        CHECK(n == 1, "resource_guided by rank 0 alone has %d ranks", n);
+        CHECK_MPI(MPI_Comm_free(&c));
+    }
+    MPI_Info pinfo;
+    CHECK_MPI(MPI_Info_create(&pinfo));
+    CHECK_MPI(MPI_Info_set(pinfo, "mpi_pset_name", "mpi://WORLD"));
+    CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_RESOURCE_GUIDED, 0, pinfo, &c));
+    ring_check(c, wsize, exp, "split_type resource_guided mpi://WORLD");
+    CHECK_MPI(MPI_Comm_free(&c));
+    CHECK_MPI(MPI_Info_set(pinfo, "mpi_pset_name", "mpi://SELF"));
+    CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_RESOURCE_GUIDED, 0, pinfo, &c));
+    {
+        int n = 0;
+        CHECK_MPI(MPI_Comm_size(c, &n));
+        CHECK(n == 1, "resource_guided mpi://SELF has %d ranks", n);
+        CHECK_MPI(MPI_Comm_free(&c));
+    }
+    CHECK_MPI(MPI_Info_set(pinfo, "mpi_pset_name", "mpi://no-such-set"));
+    CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_RESOURCE_GUIDED, 0, pinfo, &c));
+    CHECK(c == MPI_COMM_NULL, "resource_guided with an unknown process set gives MPI_COMM_NULL");
+    CHECK_MPI(MPI_Info_free(&pinfo));
     CHECK_MPI(MPI_Info_free(&info));
 
     /* ---- create: evens; then disjoint groups (evens and odds each pass their own) ---- */
