@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "mpitest.h"
+#include "mpitest_matrix.h"
 
 static int rank, size;
 
@@ -27,35 +28,15 @@ static int mval(int64_t i, int r) {
   return (int)((i * 31 + r * 17 + (i >> 3)) % 1009);
 }
 
-/* Non-commutative: inout = in x inout for 2x2 matrices of unsigned ints (mod 2^32). */
-static void matmul(void* in, void* inout, int* len, MPI_Datatype* dt) {
-  (void)dt;
-  const unsigned* a = (const unsigned*)in;
-  unsigned* b = (unsigned*)inout;
-  for (int k = 0; k < *len; ++k, a += 4, b += 4) {
-    unsigned c0 = a[0] * b[0] + a[1] * b[2], c1 = a[0] * b[1] + a[1] * b[3];
-    unsigned c2 = a[2] * b[0] + a[3] * b[2], c3 = a[2] * b[1] + a[3] * b[3];
-    b[0] = c0;
-    b[1] = c1;
-    b[2] = c2;
-    b[3] = c3;
-  }
-}
-static void matrix(int64_t i, int r, unsigned* m) {
-  m[0] = 1u + (unsigned)(r % 3);
-  m[1] = (unsigned)(r + 1 + i % 5);
-  m[2] = (unsigned)(i % 3);
-  m[3] = 1u + (unsigned)((r + i) % 2);
-}
 /* Product M_0 x M_1 x ... x M_{size-1} for element i. */
 static void matrix_product(int64_t i, unsigned* out) {
-  matrix(i, 0, out);
+  mpitest_matrix(i, 0, out);
   for (int r = 1; r < size; ++r) {
     unsigned m[4], acc[4];
     int len = 1;
-    matrix(i, r, m);
+    mpitest_matrix(i, r, m);
     memcpy(acc, out, sizeof acc);
-    matmul(acc, m, &len, NULL); /* m = acc x m */
+    mpitest_matmul(acc, m, &len, NULL); /* m = acc x m */
     memcpy(out, m, sizeof m);
   }
 }
@@ -199,7 +180,7 @@ static void reduction(enum kind k, int64_t n, int root, int in_place, int nonblo
         fill[i] = mval(i, rank);
         break;
       case K_MATMUL:
-        matrix(i, rank, (unsigned*)fill + 4 * i);
+        mpitest_matrix(i, rank, (unsigned*)fill + 4 * i);
         break;
       case K_SUM_PAIR:
         fill[2 * i] = ival(i, rank);
@@ -289,7 +270,7 @@ static void reduction(enum kind k, int64_t n, int root, int in_place, int nonblo
 static void test_reductions(void) {
   MPI_Op matop;
   MPI_Datatype mat, pair;
-  CHECK_MPI(MPI_Op_create(matmul, 0, &matop));
+  CHECK_MPI(MPI_Op_create(mpitest_matmul, 0, &matop));
   CHECK_MPI(MPI_Type_contiguous(4, MPI_UNSIGNED, &mat));
   CHECK_MPI(MPI_Type_commit(&mat));
   CHECK_MPI(MPI_Type_contiguous(2, MPI_INT, &pair));

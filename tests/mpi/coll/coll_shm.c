@@ -16,37 +16,18 @@
 #include <time.h>
 
 #include "mpitest.h"
+#include "mpitest_matrix.h"
 
 static int wrank, wsize;
 
-/* Non-commutative: inout = in x inout for 2x2 matrices of unsigned ints (mod 2^32). */
-static void matmul(void* in, void* inout, int* len, MPI_Datatype* dt) {
-  (void)dt;
-  const unsigned* a = (const unsigned*)in;
-  unsigned* b = (unsigned*)inout;
-  for (int k = 0; k < *len; ++k, a += 4, b += 4) {
-    unsigned c0 = a[0] * b[0] + a[1] * b[2], c1 = a[0] * b[1] + a[1] * b[3];
-    unsigned c2 = a[2] * b[0] + a[3] * b[2], c3 = a[2] * b[1] + a[3] * b[3];
-    b[0] = c0;
-    b[1] = c1;
-    b[2] = c2;
-    b[3] = c3;
-  }
-}
-static void matrix(int r, int salt, unsigned* m) {
-  m[0] = 1u + (unsigned)(r % 3);
-  m[1] = (unsigned)(r + 1 + salt % 5);
-  m[2] = (unsigned)(salt % 3);
-  m[3] = 1u + (unsigned)((r + salt) % 2);
-}
 static void matrix_product(int n, int salt, unsigned* out) {
-  matrix(0, salt, out);
+  mpitest_matrix(salt, 0, out);
   for (int r = 1; r < n; ++r) {
     unsigned m[4], acc[4];
     int len = 1;
-    matrix(r, salt, m);
+    mpitest_matrix(salt, r, m);
     memcpy(acc, out, sizeof acc);
-    matmul(acc, m, &len, NULL);
+    mpitest_matmul(acc, m, &len, NULL);
     memcpy(out, m, sizeof m);
   }
 }
@@ -113,7 +94,7 @@ static void batch_start(batch* b, MPI_Op matop, MPI_Datatype mat) {
                               &b->req[k]));
         break;
       default:
-        matrix(b->rank, k, b->mat_in[k]);
+        mpitest_matrix(k, b->rank, b->mat_in[k]);
         CHECK_MPI(MPI_Iallreduce(b->mat_in[k], b->mat_out[k], 1, mat, matop, b->c, &b->req[k]));
         break;
     }
@@ -167,7 +148,7 @@ static void test_many_comms(void) {
   MPI_Datatype mat;
   CHECK_MPI(MPI_Type_contiguous(4, MPI_UNSIGNED, &mat));
   CHECK_MPI(MPI_Type_commit(&mat));
-  CHECK_MPI(MPI_Op_create(matmul, 0, &matop));
+  CHECK_MPI(MPI_Op_create(mpitest_matmul, 0, &matop));
   batch* b = calloc(ncomms, sizeof *b);
   for (int j = 0; j < ncomms; ++j) {
     switch (j % 4) {

@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "mpitest.h"
+#include "mpitest_matrix.h"
 
 enum form { BLOCKING, NONBLOCKING, PERSISTENT, NFORMS };
 static const char* const form_name[NFORMS] = {"blocking", "nonblocking", "persistent"};
@@ -43,26 +44,6 @@ static void release(enum form f, MPI_Request* req) {
   if (f == PERSISTENT) CHECK_MPI(MPI_Request_free(req));
 }
 
-/* -- matrices: a non-commutative op -- */
-static void matmul(void* in, void* inout, int* len, MPI_Datatype* dt) {
-  (void)dt;
-  const unsigned* a = (const unsigned*)in;
-  unsigned* b = (unsigned*)inout;
-  for (int k = 0; k < *len; ++k, a += 4, b += 4) {
-    unsigned c0 = a[0] * b[0] + a[1] * b[2], c1 = a[0] * b[1] + a[1] * b[3];
-    unsigned c2 = a[2] * b[0] + a[3] * b[2], c3 = a[2] * b[1] + a[3] * b[3];
-    b[0] = c0;
-    b[1] = c1;
-    b[2] = c2;
-    b[3] = c3;
-  }
-}
-static void matrix(int64_t i, int r, unsigned* m) {
-  m[0] = 1u + (unsigned)(r % 3);
-  m[1] = (unsigned)(r + 1 + i % 5);
-  m[2] = (unsigned)(i % 3);
-  m[3] = 1u + (unsigned)((r + i) % 2);
-}
 static MPI_Op matop;
 static MPI_Datatype mat;
 
@@ -162,10 +143,10 @@ static void expected(enum kind k, int64_t i, int salt, int* out) {
   if (k == MATMUL) {
     unsigned acc[4], m[4];
     int len = 1;
-    matrix(i, salt, acc);
+    mpitest_matrix(i, salt, acc);
     for (int r = 1; r < size; ++r) {
-      matrix(i, r + salt, m);
-      matmul(acc, m, &len, NULL); /* m = acc x m */
+      mpitest_matrix(i, r + salt, m);
+      mpitest_matmul(acc, m, &len, NULL); /* m = acc x m */
       memcpy(acc, m, sizeof m);
     }
     memcpy(out, acc, sizeof acc);
@@ -201,7 +182,7 @@ static void reduction(enum kind k, int64_t n, int root, int in_place, enum form 
     int* fill = use_in_place ? out : in;
     for (int64_t i = 0; i < n; ++i) {
       if (k == MATMUL)
-        matrix(i, rank + salt, (unsigned*)fill + 4 * i);
+        mpitest_matrix(i, rank + salt, (unsigned*)fill + 4 * i);
       else
         fill[i] = ival(i, rank + salt);
     }
@@ -392,7 +373,7 @@ static void run_all(void) {
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   mpitest_init();
-  CHECK_MPI(MPI_Op_create(matmul, 0, &matop));
+  CHECK_MPI(MPI_Op_create(mpitest_matmul, 0, &matop));
   CHECK_MPI(MPI_Type_contiguous(4, MPI_UNSIGNED, &mat));
   CHECK_MPI(MPI_Type_commit(&mat));
   int wrank, wsize;
