@@ -485,9 +485,7 @@ int MPI_Win_flush_local_all(MPI_Win win) { return flush_all("MPI_Win_flush_local
 int MPI_Win_sync(MPI_Win win) {
   const char* fn = "MPI_Win_sync";
   WIN_ENTRY(fn, win, w);
-  (void)w;
-  std::atomic_thread_fence(std::memory_order_seq_cst);
-  return MPI_SUCCESS;
+  return win_call(fn, w, [&] { return rma::win_sync(w); });
 }
 
 int MPI_Win_post(MPI_Group group, int assert_bits, MPI_Win win) {

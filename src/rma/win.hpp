@@ -153,6 +153,8 @@ struct window : core::slab_allocated<window> {
 [[nodiscard]] errc win_unlock_all(window* w);
 // target -1: every target.
 [[nodiscard]] errc win_flush(window* w, int target);
+// MPI_Win_sync: a memory barrier that also advances the operations aimed at this process.
+[[nodiscard]] errc win_sync(window* w);
 [[nodiscard]] errc win_post(window* w, const std::vector<int>& origins, bool nocheck);
 [[nodiscard]] errc win_start(window* w, const std::vector<int>& targets, bool nocheck);
 [[nodiscard]] errc win_complete(window* w);

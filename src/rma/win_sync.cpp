@@ -1,5 +1,6 @@
 // One-sided communication, synchronization: fence, passive-target locks and flush, and
 // post/start/complete/wait (see win.hpp).
+#include <atomic>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -134,6 +135,9 @@ errc win_unlock_all(window* w) {
 
 errc win_flush(window* w, int target) {
   core::engine_guard g;
+  // A flush with nothing outstanding still advances what other ranks aim at this one: a process
+  // that polls its own window between flushes (a lock queue) must see their accumulates land.
+  (void)core::progress_poll();
   if (target >= 0) {
     if (!w->lock_all && w->locked[size_t(target)] == 0)
       return core::error_set(errc::rma_sync, "no passive-target epoch is open on rank %d (lock it first)", target);
@@ -144,6 +148,17 @@ errc win_flush(window* w, int target) {
     core::progress_wait(g, [w] { return w->pending_total == 0; });
   }
   return take_deferred(w);
+}
+
+errc win_sync(window* w) {
+  (void)w;
+  core::engine_guard g;
+  // Operations other ranks aim at this process are applied by its progress engine (accumulates,
+  // and everything when the window is not in shared memory): a process that waits for a value by
+  // reading its window between MPI_Win_sync calls must make them land.
+  (void)core::progress_poll();
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  return errc::success;
 }
 
 namespace {
