@@ -71,10 +71,16 @@ enum {
     MPIX_QUEUE_TYPE_CUDA   = 1002
 };
 
-/* Runs fn(arg) on a MPIX_QUEUE_TYPE_THREAD queue's executor, after every
- * operation enqueued before it and before every operation enqueued after.
- * fn must not call MPI_Enqueue_ or MPI_Queue_ functions on its own queue. */
+/* MPIX_Queue_enqueue_host runs fn(arg) on a MPIX_QUEUE_TYPE_THREAD queue's
+ * executor, after every operation enqueued before it and before every operation
+ * enqueued after. fn must not call MPI_Enqueue_ or MPI_Queue_ functions on its
+ * own queue.
+ * MPIX_Comm_agree / MPIX_Comm_iagree (the ULFM names MPICH and Open MPI export)
+ * set *flag to the bitwise AND of every rank's *flag on an intracommunicator;
+ * agreements are ordered among themselves, not against other collectives. */
 /* @api begin: mpix (generated from tools/api/mpi_api.txt by tools/api/gen_api.py) */
+BATON_MPI_DECL(int, MPIX_Comm_agree, (MPI_Comm comm, int *flag));
+BATON_MPI_DECL(int, MPIX_Comm_iagree, (MPI_Comm comm, int *flag, MPI_Request *request));
 BATON_MPI_DECL(int, MPIX_Queue_enqueue_host, (MPI_Queue *queue, void (*fn)(void *arg), void *arg));
 /* @api end */
 

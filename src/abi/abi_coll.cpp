@@ -207,12 +207,40 @@ int reduce_impl(const char* fn, bool all, const void* sendbuf, void* recvbuf, in
   return coll_launch(fn, a, request);
 }
 
+// Agreements (ULFM's MPIX_Comm_agree / MPIX_Comm_iagree, as MPICH and Open MPI export them):
+// the bitwise AND of *flag over the communicator, ordered among agreements only (coll.hpp).
+// Baton survives no process failure, so an agreement is that AND over every rank.
+int agree_impl(const char* fn, MPI_Comm comm, int* flag, MPI_Request* request, bool nonblocking) {
+  core::comm* c = nullptr;
+  if (errc e = coll_check_comm(fn, comm, &c); e != errc::success) return abi::raise(fn, c, e);
+  if (!flag) {
+    (void)core::error_set(errc::arg, "the flag argument is NULL");
+    return abi::raise(fn, c, errc::arg);
+  }
+  if (nonblocking && !request) {
+    (void)core::error_set(errc::arg, "the request argument is NULL");
+    return abi::raise(fn, c, errc::arg);
+  }
+  return abi::call(fn, c, [&] {
+    if (!nonblocking) return coll::agree(c, flag);
+    core::request* r = nullptr;
+    errc e = coll::start_agreement(c, flag, &r);
+    if (e == errc::success) *request = abi::to_handle(r);
+    return e;
+  });
+}
+
 }  // namespace
 
 namespace baton::impl {
 
 int MPI_Barrier(MPI_Comm comm) { return barrier_impl("MPI_Barrier", comm, nullptr); }
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request) { return barrier_impl("MPI_Ibarrier", comm, request); }
+
+int MPIX_Comm_agree(MPI_Comm comm, int* flag) { return agree_impl("MPIX_Comm_agree", comm, flag, nullptr, false); }
+int MPIX_Comm_iagree(MPI_Comm comm, int* flag, MPI_Request* request) {
+  return agree_impl("MPIX_Comm_iagree", comm, flag, request, true);
+}
 
 int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   return bcast_impl("MPI_Bcast", buffer, count, datatype, root, comm, nullptr);

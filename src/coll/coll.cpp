@@ -9,6 +9,7 @@
 
 #include "coll/algorithms/algorithms.hpp"
 #include "coll/shm_region.hpp"
+#include "core/op.hpp"
 #include "core/progress.hpp"
 #include "core/runtime.hpp"
 
@@ -244,6 +245,54 @@ errc start(const coll_args& a, bool nonblocking, core::request** out) {
   if (owned) p->release();  // the run holds its own reference
   g.unlock();     // a progress thread woken now finds the lock free
   if (nonblocking && e == errc::success && !(*out)->is_complete()) core::progress_new_work();
+  return e;
+}
+
+// Agreements (MPIX_Comm_agree, MPIX_Comm_iagree): the bitwise AND of one int over an
+// intracommunicator, by recursive doubling on messages (never the shared-memory region, whose
+// steps follow the communicator's collective order). They take a sequence of their own
+// (comm::agree_seq) and match on a context of their own (ctx + agreement_ctx_offset), so
+// agreements are ordered among themselves but not against the communicator's other collectives,
+// as fault-tolerant agreements are (a rank may agree before a barrier that another enters first).
+errc start_agreement(core::comm* c, int* flag, core::request** out) {
+  if (c->inter)
+    return core::error_set(errc::comm, "agreements run on intracommunicators only (this is an intercommunicator)");
+  core::engine_guard g;
+  coll_args a;
+  a.kind = coll_kind::allreduce;
+  a.c = c;
+  a.in_place = true;
+  a.recvbuf = flag;
+  a.count = 1;
+  a.type = core::predefined_datatype(0x209);  // MPI_INT
+  a.op = core::predefined_op(core::op_kind::band);
+  const algorithm* al = nullptr;
+  for (const algorithm* line : lines_of(coll_kind::allreduce))
+    if (std::strcmp(line->name, "recursive_doubling") == 0) al = line;
+  if (!al) return core::error_set(errc::intern, "no recursive_doubling allreduce to agree with");
+  auto* p = new plan;
+  builder b(*p);
+  if (errc e = al->build(a, b); e != errc::success) {
+    p->release();
+    return e;
+  }
+  b.finish();
+  errc e = run_start(p, c, nullptr, flag, make_tag_prefix(c->agree_seq++, true), out, c->ctx + agreement_ctx_offset);
+  p->release();
+  g.unlock();
+  if (e == errc::success && !(*out)->is_complete()) core::progress_new_work();
+  return e;
+}
+
+errc agree(core::comm* c, int* flag) {
+  core::request* r = nullptr;
+  if (errc e = start_agreement(c, flag, &r); e != errc::success) return e;
+  {
+    core::engine_guard g;
+    core::progress_wait(g, [r] { return r->is_complete(); });
+  }
+  errc e = r->status.error;
+  core::request_delete(r);
   return e;
 }
 

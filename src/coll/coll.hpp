@@ -91,6 +91,13 @@ const char* algorithm_override(coll_kind k);
 
 // Starts a collective: builds the plan and runs it. `nonblocking` picks the tag space.
 [[nodiscard]] errc start(const coll_args& a, bool nonblocking, core::request** out);
+// Agreement context: ctx + 98304 (ctx is even and below 32768, so this meets no communicator's
+// point-to-point, collective, matched (ctx + 32768/9) or partitioned (ctx + 65536/7) traffic).
+constexpr uint32_t agreement_ctx_offset = 98304;
+// MPIX_Comm_iagree: *flag becomes the bitwise AND of every rank's *flag (coll.cpp).
+[[nodiscard]] errc start_agreement(core::comm* c, int* flag, core::request** out);
+// MPIX_Comm_agree: the same, blocking.
+[[nodiscard]] errc agree(core::comm* c, int* flag);
 // Drops every cached plan (at MPI_Finalize).
 void cache_clear();
 // The layer's start-up and shutdown (core/runtime.hpp; coll_runtime.cpp): cache_clear at shutdown.

@@ -136,6 +136,7 @@ struct run {
   std::vector<uint32_t> completed;  // finished steps not yet retired
   uint32_t remaining = 0;
   int tag_prefix = 0;
+  uint32_t ctx = 0;      // matching context of its messages (the collective context, c->ctx + 1)
   uint64_t shm_seq = 0;  // plans with poll steps: this run's sequence number on the shared region
   const shm::region* g = nullptr;  // the region its poll steps use (the communicator's, or own)
   bool queued = false;
@@ -302,7 +303,7 @@ void start_step(run* r, uint32_t idx) {
       }
       (void)p2p::start_internal(s.kind == step_kind::send ? core::req_kind::send : core::req_kind::recv,
                                 address(r, s.a), s.count, s.type, s.peer, r->tag_prefix | static_cast<int>(s.ordinal),
-                                r->c, r->c->ctx + 1, on_step_complete, r, idx);
+                                r->c, r->ctx, on_step_complete, r, idx);
       break;
     case step_kind::reduce:
       do_reduce(r, s);
@@ -597,6 +598,7 @@ run* make_run(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf) 
   p->retain();
   r->c = c;
   c->retain();
+  r->ctx = c->ctx + 1;
   r->g = shm::region_of(c);
   r->base[slot_send] = const_cast<void*>(sendbuf);
   r->base[slot_recv] = recvbuf;
@@ -699,11 +701,12 @@ void launch_at(run* r, uint32_t k, errc error) {
 }
 }  // namespace
 
-errc run_start(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf, int tag_prefix, core::request** out) {
+errc run_start(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf, int tag_prefix, core::request** out,
+               uint32_t ctx) {
   // Nonblocking calls (tag bit 30) leave the work to the progress thread when it runs (for plans
   // that move enough to be worth the hand-off, see launch()).
   const bool defer = (tag_prefix & (1 << 30)) != 0 && core::progress_thread_active();
-  if (p->runs_inline && !(defer && plan_wants_thread(p))) {
+  if (p->runs_inline && ctx == 0 && !(defer && plan_wants_thread(p))) {
     // Local and shared-memory steps only: as far as they go now, without a run. A collective
     // whose data is all there (a broadcast's root, an allreduce whose peers published first) is
     // over before the call returns; the rest continues from the first step that has to wait.
@@ -732,6 +735,7 @@ errc run_start(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf,
   }
   run* r = make_run(p, c, sendbuf, recvbuf);
   r->tag_prefix = tag_prefix;
+  if (ctx != 0) r->ctx = ctx;
   *out = coll_request(r);
   launch(r, defer);
   return errc::success;

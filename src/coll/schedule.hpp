@@ -173,9 +173,10 @@ struct run;
 // Starts running `p` on communicator c with the given user buffers; `tag_prefix` carries the
 // blocking bit and the sequence number. The returned request is a collective request (refuses
 // MPI_Request_free / MPI_Cancel) that completes when every step has. The run takes its own
-// reference on `p`.
+// reference on `p`. `ctx` (0: the communicator's collective context) is the matching context of
+// the plan's messages: agreements (coll::start_agreement) run on one of their own.
 [[nodiscard]] errc run_start(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf, int tag_prefix,
-                             core::request** out);
+                             core::request** out, uint32_t ctx = 0);
 
 // Runs a plan with runs_inline set to completion on the caller's stack (blocking collectives):
 // no run, no request; poll steps wait through the progress engine. Expects the engine lock held

@@ -52,6 +52,7 @@ class comm : public slab_allocated<comm> {
   std::atomic<int> refs{1};  // the user's handle plus every pending operation on it
   bool predefined = false;
   uint64_t coll_seq = 0;     // collective sequence number, consumed identically by every rank
+  uint64_t agree_seq = 0;    // agreements (MPIX_Comm_agree) so far: their own sequence (coll::start_agreement)
   uint32_t coll_pending = 0; // collective schedules of this communicator still running
   uint64_t pcoll_seq = 0;    // persistent collective inits so far (src/coll/persistent.cpp)
   std::vector<uint64_t> pcoll_live;  // bitmap of persistent collective ids in use (lazily sized)

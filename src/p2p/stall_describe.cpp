@@ -31,6 +31,8 @@ std::string traffic(uint32_t ctx, const core::comm* c, int tag) {
                     : "persistent collective or communicator-creation receive";
   if (ctx == c->ctx + 32768 || ctx == c->ctx + 32769) return "matched (MPI_Match) handshake receive";
   if (ctx == c->ctx + 65536 || ctx == c->ctx + 65537) return "partitioned receive";
+  if (ctx == c->ctx + 98304)
+    return "agreement (MPIX_Comm_agree " + std::to_string((tag >> 12) & 0x3ffff) + ") receive";
   return "internal receive (context " + std::to_string(ctx) + ")";
 }
 

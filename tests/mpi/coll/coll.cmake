@@ -6,3 +6,7 @@ add_mpi_test(NAME coll_basic_async PROGRAM coll_basic NP 2 3 4 TIMEOUT 90 LABELS
 add_mpi_test(NAME coll_outstanding SOURCES coll_outstanding.c NP 2 3 TIMEOUT 120 LABELS coll)
 # the same on the shared-memory algorithms (a blocking barrier first sets up the region)
 add_mpi_test(NAME coll_outstanding_shm PROGRAM coll_outstanding NP 2 3 TIMEOUT 120 LABELS coll ARGS 100000 shm)
+# MPIX_Comm_agree / iagree: ordered among agreements only (mpi4py 4's test_ulfm agrees before a
+# barrier that the other ranks enter first)
+add_mpi_test(NAME coll_agree SOURCES coll_agree.c NP 1 2 3 4 8 TIMEOUT 60 LABELS coll)
+add_mpi_test(NAME coll_agree_async PROGRAM coll_agree NP 2 4 TIMEOUT 60 LABELS coll async ENV BATON_ASYNC_PROGRESS=1)
