@@ -355,7 +355,16 @@ int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint* size, MPI_Aint* disp
     if (w->fl != rma::flavor::shared) {
       if (rank != MPI_PROC_NULL)
         if (errc e = check_rank(w, rank); e != errc::success) return e;
-      const int r = rank == MPI_PROC_NULL ? w->rank : rank;
+      // MPI_PROC_NULL names the lowest rank whose segment is not empty: reachable only by itself.
+      int r = rank;
+      if (rank == MPI_PROC_NULL) {
+        r = w->rank;
+        for (int i = 0; i < w->size; ++i)
+          if (w->sizes[size_t(i)] > 0) {
+            r = i;
+            break;
+          }
+      }
       const bool mine = r == w->rank && w->bytes > 0;
       *size = mine ? w->bytes : 0;
       *disp_unit = w->disp_units[size_t(r)];
