@@ -7,6 +7,14 @@ MODULE mpi
   IMPLICIT NONE
   INCLUDE 'mpif_constants.inc'
   INCLUDE 'mpif_sentinels.inc'
+  ! MPI-4.1 19.3.5: TYPE(MPI_Status) and its conversions are in module mpi too (the layout of
+  ! mpi_f08's: the three public fields, then the rest of INTEGER status(MPI_STATUS_SIZE)).
+  TYPE, BIND(C) :: MPI_Status
+    INTEGER :: MPI_SOURCE
+    INTEGER :: MPI_TAG
+    INTEGER :: MPI_ERROR
+    INTEGER :: MPI_internal(5)
+  END TYPE MPI_Status
   ! The predefined callbacks (glue/callbacks.c).
   EXTERNAL MPI_NULL_COPY_FN, MPI_NULL_DELETE_FN, MPI_DUP_FN
   EXTERNAL MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, MPI_COMM_DUP_FN
@@ -27,5 +35,20 @@ MODULE mpi
       TYPE(*), DIMENSION(..) :: x
       INTEGER, INTENT(OUT) :: size, ierror
     END SUBROUTINE MPI_Sizeof
+    ! INTEGER status(MPI_STATUS_SIZE) <-> TYPE(MPI_Status) (glue/helpers.c, as for mpi_f08).
+    SUBROUTINE MPI_Status_f2f08(f_status, f08_status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      INTEGER, INTENT(IN) :: f_status(MPI_STATUS_SIZE)
+      TYPE(MPI_Status), INTENT(OUT) :: f08_status
+      INTEGER, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Status_f2f08
+    SUBROUTINE MPI_Status_f082f(f08_status, f_status, ierror)
+      IMPORT
+      IMPLICIT NONE
+      TYPE(MPI_Status), INTENT(IN) :: f08_status
+      INTEGER, INTENT(OUT) :: f_status(MPI_STATUS_SIZE)
+      INTEGER, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Status_f082f
   END INTERFACE
 END MODULE mpi
