@@ -67,8 +67,17 @@ inline core::request* to_request(MPI_Request h) {
   return reinterpret_cast<core::request*>(h);
 }
 inline MPI_Request to_handle(core::request* r) { return reinterpret_cast<MPI_Request>(r); }
-// A non-null request handle that does not point at a live request: errc::request.
-errc check_request(MPI_Request h, core::request** out);
+// A non-null request handle that does not point at a live request: errc::request. Inline (a
+// range, alignment and magic test: every MPI_Start / MPI_Wait / MPI_Test takes it); the refusal
+// is out of line.
+[[gnu::cold]] errc refuse_request(MPI_Request h, core::request** out);
+inline errc check_request(MPI_Request h, core::request** out) {
+  core::request* r = to_request(h);
+  *out = r;
+  if (r && (!core::slab_holds<core::request>(r) || r->magic != core::request_magic)) [[unlikely]]
+    return refuse_request(h, out);
+  return errc::success;
+}
 core::errhandler* to_errhandler(MPI_Errhandler h);
 MPI_Errhandler to_handle(core::errhandler* e);
 // Reduction ops (abi_op.cpp): nullptr (with error_set, errc::op) for MPI_OP_NULL, freed or unknown.

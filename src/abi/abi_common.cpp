@@ -84,13 +84,9 @@ const core::datatype* to_type(MPI_Datatype h) {
   return t;
 }
 
-errc check_request(MPI_Request h, core::request** out) {
-  *out = to_request(h);
-  if (*out && (!core::slab_holds<core::request>(*out) || (*out)->magic != core::request_magic)) {
-    *out = nullptr;
-    return core::error_set(errc::request, "invalid request handle %p (freed or never created)", static_cast<void*>(h));
-  }
-  return errc::success;
+errc refuse_request(MPI_Request h, core::request** out) {
+  *out = nullptr;
+  return core::error_set(errc::request, "invalid request handle %p (freed or never created)", static_cast<void*>(h));
 }
 
 core::errhandler* to_errhandler(MPI_Errhandler h) {
