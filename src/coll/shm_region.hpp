@@ -200,6 +200,19 @@ struct region {
     if (in_order && done_floor < q - 1) done_floor = q - 1;  // everyone has finished run q - 1
     return true;
   }
+  // all_arrived, reading each rank's bytes (put_bytes) right after its flag, from the line just
+  // fetched: *mismatch becomes the first rank whose bytes differ from `bytes` (else stays -1).
+  bool all_arrived_with(uint64_t q, int64_t bytes, int* mismatch) const {
+    const int sl = slot_of(q);
+    for (int r = 0; r < n; ++r) {
+      const std::atomic<uint64_t>& f = arrived(r, sl);
+      if (f.load(std::memory_order_acquire) < q) return false;
+      if (bytes_at(f) != bytes && *mismatch < 0) [[unlikely]]
+        *mismatch = r;
+    }
+    if (in_order && done_floor < q - 1) done_floor = q - 1;
+    return true;
+  }
   // This rank has finished run q, having published nothing in it (a bcast receiver). The
   // communicator's region stores done at once. An in-order region stores it at every (S/2)-th
   // run only: a rank that has started run q has finished q - 1 and so stored done >= q - S/2,

@@ -64,12 +64,14 @@ inline bool publish_input(const poll_ctx& x, const step& s, bool finished) {
 // (rank order, so non-commutative ops are right), then stores done.
 inline bool combine_inputs(const poll_ctx& x, const step& s) {
   const region& g = *x.g;
-  if (!g.all_arrived(x.seq)) return false;
   const core::datatype* t = s.type;
-  char* out = x.address(s.b);
   const int64_t bytes = s.count * t->size();
+  int mismatch = -1;
+  if (!g.all_arrived_with(x.seq, bytes, &mismatch)) return false;
+  char* out = x.address(s.b);
   bool agree = true;
-  for (int r = 0; r < g.n; ++r) agree = bytes_agree(x, r, g.bytes_of(r, x.seq), bytes, "reduction") && agree;
+  if (mismatch >= 0) [[unlikely]]
+    for (int r = 0; r < g.n; ++r) agree = bytes_agree(x, r, g.bytes_of(r, x.seq), bytes, "reduction") && agree;
   if (agree) [[likely]] {
     unpack_from(g.data(g.n - 1, x.seq, bytes), out, s.count, t);
     for (int r = g.n - 2; r >= 0; --r) {
@@ -188,9 +190,10 @@ bool single_copy_step(const poll_ctx& x, WithPeers with_peers, Local local, int6
   const int sl = g.slot_of(q);
   std::atomic<uint64_t>& mine = g.done(g.me, sl);
   if (mine.load(std::memory_order_relaxed) < q) {
-    if (!g.all_arrived(q)) return false;
+    int mismatch = -1;
+    if (!(bytes >= 0 ? g.all_arrived_with(q, bytes, &mismatch) : g.all_arrived(q))) return false;
     bool agree = true;
-    if (bytes >= 0)
+    if (mismatch >= 0) [[unlikely]]
       for (int r = 0; r < g.n; ++r) agree = bytes_agree(x, r, g.bytes_of(r, q), bytes, "single-copy collective") && agree;
     if (agree) with_peers();
     g.publish(mine, q);

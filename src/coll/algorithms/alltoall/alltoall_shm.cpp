@@ -42,12 +42,13 @@ bool publish(const poll_ctx& x, const step& s) {
 bool gather(const poll_ctx& x, const step& s) {
   const shm::region& g = *x.g;
   if (g.copy_all) return gather_single_copy(x, s);
-  if (!g.all_arrived(x.seq)) return false;
   const int64_t block = s.count * s.type->size(), stride = s.count * s.type->extent();
+  int mismatch = -1;
+  if (!g.all_arrived_with(x.seq, block, &mismatch)) return false;
   char* dst = x.address(s.b);
   for (int r = 0; r < g.n; ++r) {
     // Rank r's blocks are its own size apart; a mismatch takes what fits of block `me`.
-    const int64_t theirs = g.bytes_of(r, x.seq);
+    const int64_t theirs = mismatch < 0 ? block : g.bytes_of(r, x.seq);
     int64_t count = s.count;
     if (!shm::bytes_agree(x, r, theirs, block, "alltoall") && theirs < block) count = shm::count_in(theirs, s.type);
     shm::unpack_from(g.data(r, x.seq, g.n * theirs) + g.me * theirs, dst + r * stride, count, s.type);
