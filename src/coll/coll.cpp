@@ -73,6 +73,18 @@ bool serves(const algorithm* al, const coll_args& a) { return al->inter == a.c->
 
 core::comm* run_comm(const coll_args& a) { return a.c->inter ? a.c->bridge : a.c; }
 
+errc build_plan(const coll_args& a, const algorithm* al, plan** out) {
+  auto* p = new plan;
+  builder b(*p);
+  if (errc e = al->build(a, b); e != errc::success) {
+    p->release();
+    return e;
+  }
+  b.finish();
+  *out = p;
+  return errc::success;
+}
+
 const algorithm* select(const coll_args& a) {
   const algorithm* first_usable = nullptr;
   const std::vector<const algorithm*>& lines = lines_of(a.kind);
@@ -220,13 +232,8 @@ errc prepare(const coll_args& a, uint64_t* seq, const plan** out, bool* owned) {
     g_cache[g_cache_hint[size_t(a.kind)]].shm_ready = shm::region_ready(a.c);
     p->retain();
   } else {
-    auto* fresh = new plan;
-    builder b(*fresh);
-    if (errc e = al->build(a, b); e != errc::success) {
-      fresh->release();
-      return e;
-    }
-    b.finish();
+    plan* fresh = nullptr;
+    if (errc e = build_plan(a, al, &fresh); e != errc::success) return e;
     if (use_cache) cache_insert(key, fresh);
     p = fresh;
   }
@@ -270,13 +277,8 @@ errc start_agreement(core::comm* c, int* flag, core::request** out) {
   for (const algorithm* line : lines_of(coll_kind::allreduce))
     if (std::strcmp(line->name, "recursive_doubling") == 0) al = line;
   if (!al) return core::error_set(errc::intern, "no recursive_doubling allreduce to agree with");
-  auto* p = new plan;
-  builder b(*p);
-  if (errc e = al->build(a, b); e != errc::success) {
-    p->release();
-    return e;
-  }
-  b.finish();
+  plan* p = nullptr;
+  if (errc e = build_plan(a, al, &p); e != errc::success) return e;
   errc e = run_start(p, c, nullptr, flag, make_tag_prefix(c->agree_seq++, true), out, c->ctx + agreement_ctx_offset);
   p->release();
   g.unlock();

@@ -84,6 +84,8 @@ const algorithm* algorithms_begin();
 const algorithm* algorithms_end();
 // The algorithm to use: BATON_<COLL>_ALGORITHM=<name> overrides when usable.
 const algorithm* select(const coll_args& a);
+// al's plan for a, finished (one reference, the caller's).
+[[nodiscard]] errc build_plan(const coll_args& a, const algorithm* al, plan** out);
 // The value of BATON_<COLL>_ALGORITHM (read once for every collective; nullptr when unset or
 // empty). A name that is no algorithm of k, or one not usable for a call, leaves the choice to
 // the selection rules.

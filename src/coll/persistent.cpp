@@ -126,18 +126,6 @@ errc named_for_operation(const coll_args& a, const std::string& key, const std::
   return errc::success;
 }
 
-// Builds al's plan for a.
-errc build(const coll_args& a, const algorithm* al, plan** out) {
-  auto* p = new plan;
-  builder b(*p);
-  if (errc e = al->build(a, b); e != errc::success) {
-    p->release();
-    return e;
-  }
-  b.finish();
-  *out = p;
-  return errc::success;
-}
 
 errc choose(const coll_args& a, const core::info* info, const algorithm** out, bool* named) {
   *out = nullptr;
@@ -240,7 +228,7 @@ errc persistent_init(const coll_args& args, const core::info* info, core::reques
   bool named = false;
   if (errc e = choose(a, info, &al, &named); e != errc::success) return e;
   plan* p = nullptr;
-  if (errc e = build(a, al, &p); e != errc::success) return e;
+  if (errc e = build_plan(a, al, &p); e != errc::success) return e;
   shm::region* own = nullptr;
   if (p->uses_shm) {
     // Shared-memory steps synchronize through a region: this operation gets one of its own, keyed
@@ -305,7 +293,7 @@ errc persistent_init(const coll_args& args, const core::info* info, core::reques
                                coll_name(a.kind), al->name);
       for (const algorithm* x = algorithms_begin(); x != algorithms_end() && !p; ++x) {
         if (x->kind != a.kind || x == al || !serves(x, a) || !x->usable(a)) continue;
-        if (errc e2 = build(a, x, &p); e2 != errc::success) return e2;
+        if (errc e2 = build_plan(a, x, &p); e2 != errc::success) return e2;
         if (!p->uses_shm) {
           al = x;
         } else {
