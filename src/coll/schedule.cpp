@@ -706,7 +706,7 @@ errc run_start(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf,
   // Nonblocking calls (tag bit 30) leave the work to the progress thread when it runs (for plans
   // that move enough to be worth the hand-off, see launch()).
   const bool defer = (tag_prefix & (1 << 30)) != 0 && core::progress_thread_active();
-  if (p->runs_inline && ctx == 0 && !(defer && plan_wants_thread(p))) {
+  if (p->runs_inline && !(defer && plan_wants_thread(p))) {
     // Local and shared-memory steps only: as far as they go now, without a run. A collective
     // whose data is all there (a broadcast's root, an allreduce whose peers published first) is
     // over before the call returns; the rest continues from the first step that has to wait.

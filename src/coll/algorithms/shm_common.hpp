@@ -67,7 +67,7 @@ inline bool combine_inputs(const poll_ctx& x, const step& s) {
   const core::datatype* t = s.type;
   const int64_t bytes = s.count * t->size();
   int mismatch = -1;
-  if (!g.all_arrived_with(x.seq, bytes, &mismatch)) return false;
+  if (!g.all_arrived(x.seq, bytes, &mismatch)) return false;
   char* out = x.address(s.b);
   bool agree = true;
   if (mismatch >= 0) [[unlikely]]
@@ -191,7 +191,7 @@ bool single_copy_step(const poll_ctx& x, WithPeers with_peers, Local local, int6
   std::atomic<uint64_t>& mine = g.done(g.me, sl);
   if (mine.load(std::memory_order_relaxed) < q) {
     int mismatch = -1;
-    if (!(bytes >= 0 ? g.all_arrived_with(q, bytes, &mismatch) : g.all_arrived(q))) return false;
+    if (!g.all_arrived(q, bytes, bytes >= 0 ? &mismatch : nullptr)) return false;
     bool agree = true;
     if (mismatch >= 0) [[unlikely]]
       for (int r = 0; r < g.n; ++r) agree = bytes_agree(x, r, g.bytes_of(r, q), bytes, "single-copy collective") && agree;

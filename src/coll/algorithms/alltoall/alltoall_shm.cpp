@@ -44,7 +44,7 @@ bool gather(const poll_ctx& x, const step& s) {
   if (g.copy_all) return gather_single_copy(x, s);
   const int64_t block = s.count * s.type->size(), stride = s.count * s.type->extent();
   int mismatch = -1;
-  if (!g.all_arrived_with(x.seq, block, &mismatch)) return false;
+  if (!g.all_arrived(x.seq, block, &mismatch)) return false;
   char* dst = x.address(s.b);
   for (int r = 0; r < g.n; ++r) {
     // Rank r's blocks are its own size apart; a mismatch takes what fits of block `me`.
