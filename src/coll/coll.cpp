@@ -8,6 +8,7 @@
 #include <string>
 
 #include "coll/algorithms/algorithms.hpp"
+#include "coll/mismatch.hpp"
 #include "coll/shm_region.hpp"
 #include "core/op.hpp"
 #include "core/progress.hpp"
@@ -81,6 +82,7 @@ errc build_plan(const coll_args& a, const algorithm* al, plan** out) {
     return e;
   }
   b.finish();
+  p->al = al;
   *out = p;
   return errc::success;
 }
@@ -128,7 +130,7 @@ struct cache_entry {
   cache_key key;
   const plan* p;
   uint64_t used;
-  bool shm_ready;  // the communicator's shared-memory region was ready when key.al was selected
+  uint8_t shm_state;  // the state of the communicator's shared-memory region when key.al was selected
 };
 
 constexpr size_t cache_capacity = 64;
@@ -173,7 +175,7 @@ void cache_insert(const cache_key& k, const plan* p) {
     g_cache.erase(lru);
   }
   p->retain();
-  g_cache.push_back(cache_entry{k, p, ++g_cache_clock, shm::region_ready(k.c)});
+  g_cache.push_back(cache_entry{k, p, ++g_cache_clock, k.c->coll_shm_state});
   g_cache_hint[size_t(k.kind)] = g_cache.size() - 1;
 }
 
@@ -185,7 +187,7 @@ const plan* cache_repeat(const coll_args& a) {
   const size_t hint = g_cache_hint[size_t(a.kind)];
   if (hint >= g_cache.size()) return nullptr;
   cache_entry& e = g_cache[hint];
-  if (e.shm_ready != shm::region_ready(a.c) || !(e.key == key_of(a, e.key.al))) return nullptr;
+  if (e.shm_state != a.c->coll_shm_state || !(e.key == key_of(a, e.key.al))) return nullptr;
   e.used = ++g_cache_clock;
   return e.p;
 }
@@ -214,14 +216,23 @@ errc prepare(const coll_args& a, uint64_t* seq, const plan** out, bool* owned) {
                            "%u collective operations are already outstanding on this communicator "
                            "(MPIX_ICOLL_MAX_OUTSTANDING); complete some first",
                            rc->coll_pending);
+  // What this rank selected goes into its log on the region (src/coll/mismatch.cpp).
+  shm::region* g = shm::region_of(rc);
   const bool use_cache = cacheable(a);
   if (use_cache) {
     if (const plan* p = cache_repeat(a)) {
+      if (g != nullptr) log_collective(g, *seq, a, p);
       *out = p;
       *owned = false;
       return errc::success;
     }
   }
+  // (A failed communicator's cached plans miss: its region's state changed.)
+  if (rc->coll_failed != errc::success) [[unlikely]]
+    return core::error_set(rc->coll_failed,
+                           "an earlier collective on this communicator failed, and its collectives cannot run "
+                           "any more (point-to-point and MPI_Comm_dup still can): %s",
+                           rc->coll_failed_why.c_str());
   const algorithm* al = select(a);
   if (!al)
     return core::error_set(errc::intern, "no %s algorithm can run these arguments", coll_name(a.kind));
@@ -229,7 +240,7 @@ errc prepare(const coll_args& a, uint64_t* seq, const plan** out, bool* owned) {
   const plan* p = use_cache ? cache_find(key) : nullptr;
   *owned = true;
   if (p) {
-    g_cache[g_cache_hint[size_t(a.kind)]].shm_ready = shm::region_ready(a.c);
+    g_cache[g_cache_hint[size_t(a.kind)]].shm_state = a.c->coll_shm_state;
     p->retain();
   } else {
     plan* fresh = nullptr;
@@ -237,6 +248,7 @@ errc prepare(const coll_args& a, uint64_t* seq, const plan** out, bool* owned) {
     if (use_cache) cache_insert(key, fresh);
     p = fresh;
   }
+  if (g != nullptr) log_collective(g, *seq, a, p);
   *out = p;
   return errc::success;
 }

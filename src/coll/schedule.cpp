@@ -154,6 +154,18 @@ struct run {
   run* poll_prev = nullptr;
   run* poll_next = nullptr;
   bool poll_linked = false;
+  // Runs that are not bound, while their request is pending: the list that runs_fail walks.
+  run* live_prev = nullptr;
+  run* live_next = nullptr;
+  // Messages in flight (reqs: per step, the request of a started send or receive); a failed run
+  // (runs_fail) starts no more steps, cancels those in flight, completes its request once no
+  // receive can write into the user's buffers any more, and is recycled once none is left (or,
+  // orphaned, when its request was retired before that).
+  std::vector<core::request*> reqs;
+  uint32_t inflight = 0, recvs_inflight = 0;
+  bool failed = false;
+  bool user_done = false;
+  bool orphaned = false;
 };
 
 namespace {
@@ -208,9 +220,15 @@ void queue(run* r) {
   g_ready.push_back(r);
 }
 
+// Marks a step's request as started before start_internal returns it (it may complete inside).
+core::request* const starting = reinterpret_cast<core::request*>(uintptr_t{1});
+
 void on_step_complete(core::request* q) {
   run* r = static_cast<run*>(q->ext);
   if (q->status.error != errc::success && r->error == errc::success) r->error = q->status.error;
+  r->reqs[q->step] = nullptr;
+  --r->inflight;
+  if (q->kind == core::req_kind::recv) --r->recvs_inflight;
   r->completed.push_back(q->step);
   core::request_delete(q);
   queue(r);
@@ -301,9 +319,15 @@ void start_step(run* r, uint32_t idx) {
         p2p::start_prepared(r->prepared[idx]);
         break;
       }
-      (void)p2p::start_internal(s.kind == step_kind::send ? core::req_kind::send : core::req_kind::recv,
-                                address(r, s.a), s.count, s.type, s.peer, r->tag_prefix | static_cast<int>(s.ordinal),
-                                r->c, r->ctx, on_step_complete, r, idx);
+      {
+        ++r->inflight;
+        if (s.kind == step_kind::recv) ++r->recvs_inflight;
+        r->reqs[idx] = starting;
+        core::request* q = p2p::start_internal(
+            s.kind == step_kind::send ? core::req_kind::send : core::req_kind::recv, address(r, s.a), s.count, s.type,
+            s.peer, r->tag_prefix | static_cast<int>(s.ordinal), r->c, r->ctx, on_step_complete, r, idx);
+        if (r->reqs[idx] == starting) r->reqs[idx] = q;  // else it completed inside
+      }
       break;
     case step_kind::reduce:
       do_reduce(r, s);
@@ -332,20 +356,58 @@ void start_step(run* r, uint32_t idx) {
   }
 }
 
+run* g_live = nullptr;  // runs that are not bound, request pending (intrusive list)
+
+void live_link(run* r) {
+  r->live_prev = nullptr;
+  r->live_next = g_live;
+  if (g_live) g_live->live_prev = r;
+  g_live = r;
+}
+
+void live_unlink(run* r) {
+  if (r->live_prev)
+    r->live_prev->live_next = r->live_next;
+  else
+    g_live = r->live_next;
+  if (r->live_next) r->live_next->live_prev = r->live_prev;
+  r->live_prev = r->live_next = nullptr;
+}
+
 void finish_run(run* r) {
   core::request* u = r->user;
   u->status = core::req_status{};
   u->status.error = r->error;
   --g_in_flight;
   --r->c->coll_pending;
+  if (!r->bound) live_unlink(r);
+  r->user_done = true;
   u->mark_complete();
   if (core::rt().threaded) core::progress_kick();  // another thread may sleep waiting for it
+}
+
+void release_run(run* r);
+
+// A failed run (runs_fail): its request completes once no receive of it is in flight (a cancelled
+// send may wait for its receiver's answer: that holds up only the run's recycling).
+void advance_failed(run* r) {
+  r->completed.clear();
+  r->queued = false;
+  if (!r->user_done && r->recvs_inflight == 0) {
+    finish_run(r);  // the last touch unless orphaned below: a waiter may retire it right after
+    return;
+  }
+  if (r->orphaned && r->inflight == 0) release_run(r);
 }
 
 // Retires completed steps and starts their successors; finishes the run when nothing is left.
 // The run is marked queued throughout, so completions that happen meanwhile only append to
 // `completed`. Finishing is the last touch: a waiter may free the run right after.
 void advance(run* r) {
+  if (r->failed) [[unlikely]] {
+    advance_failed(r);
+    return;
+  }
   if (r->unstarted) {
     r->unstarted = false;
     const uint32_t n = static_cast<uint32_t>(r->p->steps.size());
@@ -449,6 +511,8 @@ run* run_get() {
 void run_put(run* r) {
   r->completed.clear();
   r->error = errc::success;
+  r->failed = r->user_done = r->orphaned = false;
+  r->inflight = r->recvs_inflight = 0;
   r->queued = false;
   r->unstarted = false;
   r->shm_seq = 0;
@@ -471,6 +535,40 @@ void run_put(run* r) {
 
 }  // namespace
 
+namespace {
+void fail_run(run* r, errc e) {
+  r->failed = true;
+  r->error = e;
+  r->unstarted = false;
+  // Its poll steps leave the queues (nothing counts them any more).
+  for (polling_queue& pq : g_polling) {
+    auto& d = pq.steps;
+    if (d.empty()) continue;
+    d.erase(std::remove_if(d.begin(), d.end(), [r](const polling_step& ps) { return ps.r == r; }), d.end());
+    if (d.empty()) --g_polling_busy;
+  }
+  own_poll_unlink(r);
+  r->polling.clear();
+  // A receive cancelled here completes at once (on_step_complete); a send once its receiver
+  // answers; a message already matched completes as usual.
+  for (size_t i = 0; i < r->reqs.size(); ++i) {
+    core::request* q = r->reqs[i];
+    if (q != nullptr && q != starting) (void)p2p::cancel(q);
+  }
+  queue(r);
+}
+}  // namespace
+
+void runs_fail(core::comm* c, errc e) {
+  for (run* r = g_live; r != nullptr;) {
+    run* next = r->live_next;
+    const bool io = std::any_of(r->p->steps.begin(), r->p->steps.end(),
+                                [](const step& s) { return s.kind == step_kind::task; });
+    if (r->c == c && !r->failed && !io) fail_run(r, e);
+    r = next;
+  }
+}
+
 void run_pool_clear() {
   pool_lock g;
   for (run* r : g_run_pool) {
@@ -481,13 +579,26 @@ void run_pool_clear() {
 }
 
 namespace {
-void destroy_run(core::request* q) {
-  run* r = static_cast<run*>(q->ext);
-  if (!r) return;
+void release_run(run* r) {
   r->p->release();
   r->c->release();
   run_put(r);
+}
+
+void destroy_run(core::request* q) {
+  run* r = static_cast<run*>(q->ext);
+  if (!r) return;
   q->ext = nullptr;
+  if (r->failed) {
+    // Sends of a failed run may still wait for their cancellation: the last one recycles it.
+    core::engine_guard g;
+    if (r->inflight > 0) {
+      r->orphaned = true;
+      r->user = nullptr;
+      return;
+    }
+  }
+  release_run(r);
 }
 
 errc refuse_free(core::request*) {
@@ -583,8 +694,14 @@ errc run_inline(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf
     }();
     (void)described;
     t_inline_wait = &ctx;
-    core::progress_wait(g, [&ctx, &s] { return s.fn(ctx, s); });
+    bool failed = false;  // the mismatch check (src/coll/mismatch.cpp) failed the communicator's collectives
+    core::progress_wait(g, [&ctx, &s, &failed, c] {
+      if (s.fn(ctx, s)) return true;
+      failed = c->coll_failed != errc::success;
+      return failed;
+    });
     t_inline_wait = nullptr;
+    if (failed) return core::error_set(c->coll_failed, "%s", c->coll_failed_why.c_str());
   }
   return error;
 }
@@ -615,6 +732,7 @@ run* make_run(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf) 
     at += (p->tmp_bytes[k] + 63) / 64 * 64;
   }
   r->waiting.resize(p->steps.size());
+  r->reqs.resize(p->steps.size());  // entries are null again once their step completes
   return r;
 }
 
@@ -634,6 +752,7 @@ void launch(run* r, bool defer) {
   if (p->uses_shm) r->shm_seq = r->own ? ++r->starts : ++r->c->coll_shm_seq;
   ++r->c->coll_pending;
   ++g_in_flight;
+  if (!r->bound) live_link(r);
   const uint32_t n = static_cast<uint32_t>(p->steps.size());
   r->remaining = n;
   r->error = errc::success;
@@ -686,6 +805,7 @@ void launch_at(run* r, uint32_t k, errc error) {
   const plan* p = r->p;
   ++r->c->coll_pending;
   ++g_in_flight;
+  if (!r->bound) live_link(r);
   const uint32_t n = static_cast<uint32_t>(p->steps.size());
   r->remaining = n - k;
   r->error = error;

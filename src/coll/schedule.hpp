@@ -110,6 +110,7 @@ class plan {
   int64_t tmp_bytes[max_slots - slot_tmp] = {};  // size of each temporary slot
   int ntmp = 0;
   const core::op* op = nullptr;                  // reductions (retained)
+  const struct algorithm* al = nullptr;          // the algorithm that built it (coll::build_plan)
   std::vector<const core::datatype*> types;      // every datatype the steps use (retained)
   bool commutative_order = true;
   bool runs_inline = false;  // a chain of poll/copy/reduce steps without temporaries (run_inline can run it)
@@ -227,6 +228,12 @@ void* type_abi_handle(const core::datatype* t);
 
 // Frees the pool of finished runs (at MPI_Finalize).
 void run_pool_clear();
+
+// Fails every pending blocking or nonblocking run of c with `e` (engine lock held;
+// src/coll/mismatch.cpp): none starts another step, their messages in flight are cancelled, and
+// their requests complete once no receive of theirs can still write into a user buffer. Runs
+// with file-access steps are left alone (their steps belong to an I/O worker).
+void runs_fail(core::comm* c, errc e);
 
 // Registers the collective poller with the progress engine (once).
 void schedule_init();

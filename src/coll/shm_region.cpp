@@ -11,6 +11,7 @@
 
 #include "coll/coll.hpp"
 #include "coll/hosts.hpp"
+#include "coll/mismatch.hpp"
 #include "core/copy.hpp"
 #include "core/datatype.hpp"
 #include "core/op.hpp"
@@ -23,16 +24,21 @@ namespace baton::coll::shm {
 namespace {
 std::atomic<int> g_live{0}, g_persistent_live{0};
 
-size_t region_bytes(int n, int nslots, int64_t small, int nlarge, size_t* small_off, size_t* large_off) {
+size_t region_bytes(int n, int nslots, int64_t small, int nlarge, size_t* small_off, size_t* large_off,
+                    size_t* log_off = nullptr) {
   const size_t flags = size_t(2) * size_t(n) * size_t(nslots) * 64;
   *small_off = (flags + 4095) / 4096 * 4096;
   *large_off = *small_off + size_t(n) * size_t(nslots) * size_t(small);
-  return *large_off + size_t(n) * size_t(nlarge) * size_t(slot_bytes);
+  const size_t end = *large_off + size_t(n) * size_t(nlarge) * size_t(slot_bytes);
+  if (!log_off) return end;
+  *log_off = end;  // the collective log (coll::log_collective)
+  return end + size_t(n) * region::log_rank_bytes;
 }
 
 void region_free(core::comm* c) {
   region* g = region_of(c);
   if (g == nullptr) return;
+  log_unregister(c);
   ::munmap(g->base, g->bytes);
   delete g;
   c->coll_shm = nullptr;
@@ -136,6 +142,49 @@ void region::publish(std::atomic<uint64_t>& flag, uint64_t q) const {
   p2p::wake_local_ranks(locals.data(), n);
 }
 
+void region::log_start(uint64_t seq, uint64_t what, int64_t bytes, int64_t rbytes) {
+  static_assert(log_rank_bytes == 64 + 32 * log_runs && sizeof(log_snapshot::runs) == sizeof(log_entry) * log_runs);
+  std::atomic<uint64_t>* w = log_run(me, log_next);
+  log_next = (log_next + 1) % log_runs;
+  std::atomic<uint64_t>& count = log_count(me);
+  const uint64_t c = count.load(std::memory_order_relaxed);
+  count.store(c + 1, std::memory_order_relaxed);  // odd: being written
+  std::atomic_thread_fence(std::memory_order_release);
+  w[0].store(seq + 1, std::memory_order_relaxed);
+  w[1].store(what, std::memory_order_relaxed);
+  w[2].store(uint64_t(bytes), std::memory_order_relaxed);
+  w[3].store(uint64_t(rbytes), std::memory_order_relaxed);
+  count.store(c + 2, std::memory_order_release);
+}
+
+bool region::log_read(int r, log_snapshot* out) const {
+  const std::atomic<uint64_t>& count = log_count(r);
+  const uint64_t c = count.load(std::memory_order_acquire);
+  if (c & 1) return false;
+  out->position = log_position(r).load(std::memory_order_acquire);
+  for (uint32_t k = 0; k < uint32_t(log_runs); ++k) {
+    const std::atomic<uint64_t>* w = log_run(r, k);
+    log_entry& e = out->runs[k];
+    e.first1 = w[0].load(std::memory_order_relaxed);
+    e.what = w[1].load(std::memory_order_relaxed);
+    e.bytes = int64_t(w[2].load(std::memory_order_relaxed));
+    e.rbytes = int64_t(w[3].load(std::memory_order_relaxed));
+  }
+  std::atomic_thread_fence(std::memory_order_acquire);
+  return count.load(std::memory_order_relaxed) == c;
+}
+
+// Runs are overwritten oldest first, so when the run that holds s (the newest starting at or
+// before it) is gone, so is every older one: no run then claims s. (The position was read before
+// the ring: runs started since begin after it.)
+const region::log_entry* region::log_snapshot::at(uint64_t s) const {
+  if (s + 1 > position) return nullptr;
+  const log_entry* best = nullptr;
+  for (const log_entry& e : runs)
+    if (e.first1 != 0 && e.first1 - 1 <= s && (best == nullptr || e.first1 > best->first1)) best = &e;
+  return best;
+}
+
 void region_release(core::comm* c) {
   if (c == nullptr || c->coll_shm == nullptr) return;
   core::engine_guard guard;
@@ -179,8 +228,8 @@ errc region_setup(core::comm* c) {
   }
   c->coll_shm_state = state_busy;  // the agreement's own collectives must not come back here
 
-  size_t small_off = 0, large_off = 0;
-  const size_t bytes = region_bytes(c->size, slots, small_bytes, large_slots, &small_off, &large_off);
+  size_t small_off = 0, large_off = 0, log_off = 0;
+  const size_t bytes = region_bytes(c->size, slots, small_bytes, large_slots, &small_off, &large_off, &log_off);
   char* base = nullptr;
   const errc e = segment_make(c, "coll", bytes, &base);
   if (e != errc::success || !base) {
@@ -188,6 +237,9 @@ errc region_setup(core::comm* c) {
     return e;
   }
   region* g = region_new(c, base, bytes, slots, small_bytes, large_slots, small_off, large_off);
+  g->logs = true;
+  g->log_off = log_off;
+  g->log_mine = &g->log_position(g->me);
   g_live.fetch_add(1, std::memory_order_relaxed);
   if (errc ce = agree_cma(c, g); ce != errc::success) {
     ::munmap(g->base, g->bytes);
@@ -200,6 +252,7 @@ errc region_setup(core::comm* c) {
   c->coll_shm = g;
   c->coll_shm_free = region_free;
   c->coll_shm_state = state_ready;
+  log_register(c);
   return errc::success;
 }
 

@@ -54,6 +54,9 @@ class comm : public slab_allocated<comm> {
   uint64_t coll_seq = 0;     // collective sequence number, consumed identically by every rank
   uint64_t agree_seq = 0;    // agreements (MPIX_Comm_agree) so far: their own sequence (coll::start_agreement)
   uint32_t coll_pending = 0; // collective schedules of this communicator still running
+  // Set when the ranks' calls of one collective were found to disagree (src/coll/mismatch.cpp):
+  // the error (and below, why). The communicator's collectives are refused from then on.
+  errc coll_failed = errc::success;
   uint64_t pcoll_seq = 0;    // persistent collective inits so far (src/coll/persistent.cpp)
   std::vector<uint64_t> pcoll_live;  // bitmap of persistent collective ids in use (lazily sized)
   // Shared-memory collectives (src/coll/shm_region.hpp): the region, its state, the sequence
@@ -90,6 +93,7 @@ class comm : public slab_allocated<comm> {
   // Point-to-point requests on this communicator started and not yet complete (user and
   // internal ones; MPI_Comm_disconnect waits for them). Engine lock.
   uint32_t p2p_pending = 0;
+  std::string coll_failed_why;  // see coll_failed
   int local_size() const { return inter ? static_cast<int>(local_world.size()) : size; }
 
   int world_rank(int r) const { return world[static_cast<size_t>(r)]; }

@@ -161,6 +161,7 @@ void progress_wait(engine_guard& guard, Done done) {
   const backoff_policy& b = progress_backoff();
   uint64_t idle_since = 0;  // 0: progress was made on the last poll
   uint64_t slept_since = 0;  // first wake-up from a sleep since the last progress (the watchdog)
+  uint64_t checked_at = 0;   // the last stall check (core/stall.hpp)
   bool warned = false;
   unsigned polls = 0;
   for (;;) {
@@ -223,9 +224,16 @@ void progress_wait(engine_guard& guard, Done done) {
       warned = false;
     } else if (slept_since == 0) {
       slept_since = now;
-    } else if (!warned && stall_warn_ns() != 0 && now - slept_since >= stall_warn_ns()) {
-      warned = true;
-      stall_report(now - slept_since);
+      checked_at = now;
+    } else {
+      if (now - checked_at >= stall_check_ns && stall_checkers_any()) {
+        checked_at = now;
+        if (stall_check()) continue;  // something was failed: poll (done() may hold now)
+      }
+      if (!warned && stall_warn_ns() != 0 && now - slept_since >= stall_warn_ns()) {
+        warned = true;
+        stall_report(now - slept_since);
+      }
     }
   }
 }

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -18,7 +19,33 @@ std::vector<stall_describer>& describers() {
   static auto* v = new std::vector<stall_describer>;  // never destroyed: waits may run at exit
   return *v;
 }
+std::vector<stall_checker>& checkers() {
+  static auto* v = new std::vector<stall_checker>;
+  return *v;
+}
+std::atomic<bool> g_any_checker{false};
 }  // namespace
+
+void stall_add_checker(stall_checker c) {
+  std::lock_guard<std::mutex> g(g_m);
+  for (stall_checker x : checkers())
+    if (x == c) return;
+  checkers().push_back(c);
+  g_any_checker.store(true, std::memory_order_release);
+}
+
+bool stall_checkers_any() { return g_any_checker.load(std::memory_order_acquire); }
+
+bool stall_check() {
+  std::vector<stall_checker> list;
+  {
+    std::lock_guard<std::mutex> g(g_m);
+    list = checkers();
+  }
+  bool changed = false;
+  for (stall_checker c : list) changed |= c();
+  return changed;
+}
 
 uint64_t stall_warn_ns() {
   static const uint64_t ns = [] {

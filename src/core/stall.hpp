@@ -24,4 +24,16 @@ std::string stall_describe();
 // on. progress_wait calls it once per stall.
 void stall_report(uint64_t stalled_ns);
 
+// Stall checks: a subsystem that can tell from shared state that a wait will never end (the
+// collectives' mismatch check, src/coll/mismatch.cpp) registers a checker; progress_wait runs the
+// checkers once a wait has slept stall_check_ns without progress, and again every stall_check_ns
+// while it stays asleep (engine lock held). A checker returns true when it changed something (it
+// failed an operation), and the wait polls again at once. Waits that do not sleep never pay.
+using stall_checker = bool (*)();
+void stall_add_checker(stall_checker c);
+constexpr uint64_t stall_check_ns = 100000000;  // 100 ms
+// Whether any checker is registered (read without the lock: set once, before the first use).
+bool stall_checkers_any();
+bool stall_check();
+
 }  // namespace baton::core

@@ -120,3 +120,7 @@ foreach(line IN LISTS hygiene_alg_lines)
     endif()
   endif()
 endforeach()
+# Collective calls whose ranks select algorithms that never meet (counts on both sides of a
+# threshold, different collectives at one point) fail within seconds instead of hanging. One host
+# only (the check reads the communicator's shared-memory region): not in the ucx/twohost runs.
+add_mpi_test(NAME hygiene_diverge SOURCES hygiene_diverge.c NP 1 2 3 4 8 TIMEOUT 60 LABELS hygiene)
