@@ -216,12 +216,12 @@ errc prepare(const coll_args& a, uint64_t* seq, const plan** out, bool* owned) {
                            "%u collective operations are already outstanding on this communicator "
                            "(MPIX_ICOLL_MAX_OUTSTANDING); complete some first",
                            rc->coll_pending);
-  // What this rank selected goes into its log on the region (src/coll/mismatch.cpp).
-  shm::region* g = shm::region_of(rc);
+  // What this rank selected goes into its log (src/coll/mismatch.cpp).
+  auto* lw = static_cast<log_writer*>(rc->coll_log);
   const bool use_cache = cacheable(a);
   if (use_cache) {
     if (const plan* p = cache_repeat(a)) {
-      if (g != nullptr) log_collective(g, *seq, a, p);
+      if (lw != nullptr) log_collective(lw, *seq, a, p);
       *out = p;
       *owned = false;
       return errc::success;
@@ -248,7 +248,7 @@ errc prepare(const coll_args& a, uint64_t* seq, const plan** out, bool* owned) {
     if (use_cache) cache_insert(key, fresh);
     p = fresh;
   }
-  if (g != nullptr) log_collective(g, *seq, a, p);
+  if (lw != nullptr) log_collective(lw, *seq, a, p);
   *out = p;
   return errc::success;
 }

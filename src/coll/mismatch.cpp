@@ -5,8 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "coll/coll.hpp"
-#include "coll/schedule.hpp"
+#include "coll/shm_region.hpp"
 #include "core/comm.hpp"
 #include "core/datatype.hpp"
 #include "core/stall.hpp"
@@ -14,11 +13,21 @@
 namespace baton::coll {
 
 namespace {
-// The communicators whose regions are ready. Checks hold the lock throughout, so a communicator
-// being destroyed in another thread (log_unregister) stays whole while it is read.
+// The logged communicators. Checks hold the lock throughout, so a communicator being destroyed in
+// another thread (log_unregister) stays whole while it is read.
+struct logged_comm {
+  core::comm* c;
+  uint64_t stuck_at = 0;  // this rank's position at the last checks, and how many saw it
+  int stuck_checks = 0;
+};
+// Bytes that differ where every rank must pass the same fail the communicator only once this
+// rank has stood at that collective, its last, for this many checks (0.5 s): runs of one
+// algorithm usually still meet, the data then reports the truncation, and the communicator keeps
+// working; only a run whose message pattern depends on the size (a pipeline's chunks) never ends.
+constexpr int stuck_checks_for_bytes = 5;
 std::mutex g_m;
-std::vector<core::comm*>& logged() {
-  static auto* v = new std::vector<core::comm*>;  // never destroyed: waits may run at exit
+std::vector<logged_comm>& logged() {
+  static auto* v = new std::vector<logged_comm>;  // never destroyed: waits may run at exit
   return *v;
 }
 
@@ -27,22 +36,57 @@ struct decoded {
   const algorithm* al;
   int root;
 };
-decoded decode(const shm::region::log_entry& e) {
+decoded decode(const log_entry& e) {
   const auto kind = coll_kind(e.what & 0xff);
   const size_t idx = size_t((e.what >> 8) & 0xffff);
   const size_t n = size_t(algorithms_end() - algorithms_begin());
   return {kind, idx < n ? algorithms_begin() + idx : nullptr, int(int32_t(uint32_t(e.what >> 32)))};
 }
 
-std::string bytes_text(const shm::region::log_entry& e) {
+std::string bytes_text(const log_entry& e) {
   std::string t = std::to_string(e.bytes) + " bytes";
   if (e.rbytes != 0 && e.rbytes != e.bytes) t += " (receiving " + std::to_string(e.rbytes) + ")";
   return t;
 }
 
+// The bytes every rank of a collective must pass alike (its type signature: the message of a
+// bcast or reduction, the block of an allgather or alltoall), or -1 where they may differ (rooted
+// gathers and scatters, vector forms). Ranks stalled in a collective whose plans, of one algorithm,
+// depend on this size (a pipeline's chunks) wait for each other forever.
+int64_t agreed_bytes(const log_entry& e) {
+  switch (coll_kind(e.what & 0xff)) {
+    case coll_kind::bcast:
+    case coll_kind::reduce:
+    case coll_kind::allreduce:
+    case coll_kind::reduce_scatter_block:
+    case coll_kind::scan:
+    case coll_kind::exscan:
+      return e.bytes;
+    case coll_kind::allgather:
+    case coll_kind::alltoall:
+      return e.rbytes;
+    default:
+      return -1;
+  }
+}
+
+
+
+// Fails c's collectives (engine lock held): the verdict goes into the rank's log, where its peers
+// find it (and fail theirs: a peer whose own part finished would otherwise wait at its next
+// collective for a rank that refuses it).
+void settle(core::comm* c, uint64_t seq, core::errc e, const std::string& why) {
+  c->coll_failed = e;
+  c->coll_failed_why = why;
+  c->coll_shm_state = shm::state_failed;  // cached plans miss, and prepare() refuses
+  if (auto* w = static_cast<log_writer*>(c->coll_log))
+    w->failed().store((seq + 1) | uint64_t(uint32_t(e)) << 48, std::memory_order_release);
+  (void)core::error_set(e, "%s", why.c_str());
+  runs_fail(c, e);
+}
+
 // Rank r's entry for collective `seq` of c disagrees with this rank's: fail c's collectives.
-void fail(core::comm* c, uint64_t seq, const shm::region::log_entry& mine, int r,
-          const shm::region::log_entry& theirs) {
+void fail(core::comm* c, uint64_t seq, const log_entry& mine, int r, const log_entry& theirs) {
   const decoded m = decode(mine), t = decode(theirs);
   const std::string where = "collective " + std::to_string(seq) + " on " +
                             (c->name.empty() ? "the communicator of context " + std::to_string(c->ctx) : c->name);
@@ -61,37 +105,57 @@ void fail(core::comm* c, uint64_t seq, const shm::region::log_entry& mine, int r
   } else {
     const bool bytes_differ = mine.bytes != theirs.bytes || mine.rbytes != theirs.rbytes;
     e = bytes_differ ? core::errc::truncate : core::errc::type;
+    const std::string how = m.al == t.al ? "so their runs of that algorithm cannot meet"
+                                         : "so they selected algorithms that cannot meet";
     why = where + ": " + mname + " of " + bytes_text(mine) + " here (algorithm " + (m.al ? m.al->name : "?") +
           ") but " + bytes_text(theirs) + " on rank " + std::to_string(r) + " (algorithm " +
           (t.al ? t.al->name : "?") + "): the ranks' " + (bytes_differ ? "counts or datatypes" : "datatypes") +
-          " disagree, so they selected algorithms that cannot meet";
+          " disagree, " + how;
   }
-  c->coll_failed = e;
-  c->coll_failed_why = why;
-  c->coll_shm_state = shm::state_failed;  // cached plans miss, and prepare() refuses
-  (void)core::error_set(e, "%s", why.c_str());
-  runs_fail(c, e);
+  settle(c, seq, e, why);
 }
 
 // The stall checker: compares this rank's log on every logged communicator, over its last
-// check_window collectives, with its peers' logs.
+// check_window collectives, with its peers' logs in the region.
 constexpr uint64_t check_window = 64;
 bool check_logs() {
   std::lock_guard<std::mutex> lk(g_m);
   bool changed = false;
-  shm::region::log_snapshot mine, theirs;
-  for (core::comm* c : logged()) {
+  log_snapshot mine, theirs;
+  for (logged_comm& l : logged()) {
+    core::comm* c = l.c;
+    const auto* w = static_cast<const log_writer*>(c->coll_log);
+    if (w == nullptr || !log_read(w->block, &mine)) continue;
     const shm::region* g = shm::region_of(c);
-    if (c->coll_failed != core::errc::success || g == nullptr || !g->logs || !g->log_read(g->me, &mine)) continue;
+    if (g == nullptr || c->coll_failed != core::errc::success) continue;
+    l.stuck_checks = mine.position == l.stuck_at ? l.stuck_checks + 1 : 0;
+    l.stuck_at = mine.position;
     const uint64_t hi = mine.position;
     const uint64_t lo = hi > check_window ? hi - check_window : 0;
-    for (int r = 0; r < g->n && c->coll_failed == core::errc::success; ++r) {
-      if (r == g->me || !g->log_read(r, &theirs)) continue;  // (being written: the next check)
+    for (int r = 0; r < c->size && c->coll_failed == core::errc::success; ++r) {
+      if (r == c->rank) continue;
+      if (!log_read(g->log_block(r), &theirs)) continue;  // being written: the next check
+      if (theirs.failed != 0) {
+        // The peer failed the communicator: so does this rank, with its class.
+        const uint64_t s = (theirs.failed & ((uint64_t(1) << 48) - 1)) - 1;
+        const auto e = core::errc(int(theirs.failed >> 48));
+        settle(c, s, e,
+               "collective " + std::to_string(s) + " on " +
+                   (c->name.empty() ? "the communicator of context " + std::to_string(c->ctx) : c->name) +
+                   ": rank " + std::to_string(r) +
+                   " found that the ranks' calls disagree there (its error says how), and the communicator's "
+                   "collectives cannot go on");
+        changed = true;
+        break;
+      }
       const uint64_t end = std::min(hi, theirs.position);
       for (uint64_t s = lo; s < end; ++s) {
-        const shm::region::log_entry* m = mine.at(s);
-        const shm::region::log_entry* t = theirs.at(s);
-        if (m == nullptr || t == nullptr || m->what == t->what) continue;
+        const log_entry* m = mine.at(s);
+        const log_entry* t = theirs.at(s);
+        if (m == nullptr || t == nullptr) continue;
+        const bool differ = m->what != t->what ||
+                            (agreed_bytes(*m) != agreed_bytes(*t) && s + 1 == hi && l.stuck_checks >= stuck_checks_for_bytes);
+        if (!differ) continue;
         fail(c, s, *m, r, *t);
         changed = true;
         break;
@@ -100,42 +164,49 @@ bool check_logs() {
   }
   return changed;
 }
-}  // namespace
 
-void log_register(core::comm* c) {
+void add(core::comm* c) {
   static const bool registered = [] {
     core::stall_add_checker(check_logs);
     return true;
   }();
   (void)registered;
   std::lock_guard<std::mutex> lk(g_m);
-  logged().push_back(c);
+  logged().push_back(logged_comm{c});
+}
+}  // namespace
+
+void log_register(core::comm* c) {
+  shm::region* g = shm::region_of(c);
+  c->coll_log = &g->log;
+  add(c);
 }
 
 void log_unregister(core::comm* c) {
-  if (shm::region* g = shm::region_of(c); g && g->log_plan) {
-    static_cast<const plan*>(g->log_plan)->release();
-    g->log_plan = nullptr;
-  }
+  auto* w = static_cast<log_writer*>(c->coll_log);
+  if (w == nullptr) return;
+  if (w->plan) static_cast<const plan*>(w->plan)->release();
+  w->plan = nullptr;
+  c->coll_log = nullptr;
   std::lock_guard<std::mutex> lk(g_m);
   auto& v = logged();
   for (size_t i = 0; i < v.size(); ++i)
-    if (v[i] == c) {
+    if (v[i].c == c) {
       v[i] = v.back();
       v.pop_back();
       return;
     }
 }
 
-void log_start(shm::region* g, uint64_t seq, const coll_args& a, const plan* p) {
+void log_start(log_writer* w, uint64_t seq, const coll_args& a, const plan* p) {
   // A reference keeps the plan, and so its address, from being reused for other arguments.
   p->retain();
-  if (g->log_plan) static_cast<const plan*>(g->log_plan)->release();
-  g->log_plan = p;
+  if (w->plan) static_cast<const plan*>(w->plan)->release();
+  w->plan = p;
   const uint64_t what = uint64_t(a.kind) | uint64_t(p->al - algorithms_begin()) << 8 | uint64_t(uint32_t(a.root)) << 32;
   const int64_t bytes = a.type ? a.count * int64_t(a.type->size()) : 0;
   const int64_t rbytes = a.rtype ? a.rcount * int64_t(a.rtype->size()) : 0;
-  g->log_start(seq, what, bytes, rbytes);
+  w->start(seq, what, bytes, rbytes);
 }
 
 }  // namespace baton::coll

@@ -32,7 +32,7 @@ size_t region_bytes(int n, int nslots, int64_t small, int nlarge, size_t* small_
   const size_t end = *large_off + size_t(n) * size_t(nlarge) * size_t(slot_bytes);
   if (!log_off) return end;
   *log_off = end;  // the collective log (coll::log_collective)
-  return end + size_t(n) * region::log_rank_bytes;
+  return end + size_t(n) * log_block_bytes;
 }
 
 void region_free(core::comm* c) {
@@ -142,49 +142,6 @@ void region::publish(std::atomic<uint64_t>& flag, uint64_t q) const {
   p2p::wake_local_ranks(locals.data(), n);
 }
 
-void region::log_start(uint64_t seq, uint64_t what, int64_t bytes, int64_t rbytes) {
-  static_assert(log_rank_bytes == 64 + 32 * log_runs && sizeof(log_snapshot::runs) == sizeof(log_entry) * log_runs);
-  std::atomic<uint64_t>* w = log_run(me, log_next);
-  log_next = (log_next + 1) % log_runs;
-  std::atomic<uint64_t>& count = log_count(me);
-  const uint64_t c = count.load(std::memory_order_relaxed);
-  count.store(c + 1, std::memory_order_relaxed);  // odd: being written
-  std::atomic_thread_fence(std::memory_order_release);
-  w[0].store(seq + 1, std::memory_order_relaxed);
-  w[1].store(what, std::memory_order_relaxed);
-  w[2].store(uint64_t(bytes), std::memory_order_relaxed);
-  w[3].store(uint64_t(rbytes), std::memory_order_relaxed);
-  count.store(c + 2, std::memory_order_release);
-}
-
-bool region::log_read(int r, log_snapshot* out) const {
-  const std::atomic<uint64_t>& count = log_count(r);
-  const uint64_t c = count.load(std::memory_order_acquire);
-  if (c & 1) return false;
-  out->position = log_position(r).load(std::memory_order_acquire);
-  for (uint32_t k = 0; k < uint32_t(log_runs); ++k) {
-    const std::atomic<uint64_t>* w = log_run(r, k);
-    log_entry& e = out->runs[k];
-    e.first1 = w[0].load(std::memory_order_relaxed);
-    e.what = w[1].load(std::memory_order_relaxed);
-    e.bytes = int64_t(w[2].load(std::memory_order_relaxed));
-    e.rbytes = int64_t(w[3].load(std::memory_order_relaxed));
-  }
-  std::atomic_thread_fence(std::memory_order_acquire);
-  return count.load(std::memory_order_relaxed) == c;
-}
-
-// Runs are overwritten oldest first, so when the run that holds s (the newest starting at or
-// before it) is gone, so is every older one: no run then claims s. (The position was read before
-// the ring: runs started since begin after it.)
-const region::log_entry* region::log_snapshot::at(uint64_t s) const {
-  if (s + 1 > position) return nullptr;
-  const log_entry* best = nullptr;
-  for (const log_entry& e : runs)
-    if (e.first1 != 0 && e.first1 - 1 <= s && (best == nullptr || e.first1 > best->first1)) best = &e;
-  return best;
-}
-
 void region_release(core::comm* c) {
   if (c == nullptr || c->coll_shm == nullptr) return;
   core::engine_guard guard;
@@ -237,9 +194,8 @@ errc region_setup(core::comm* c) {
     return e;
   }
   region* g = region_new(c, base, bytes, slots, small_bytes, large_slots, small_off, large_off);
-  g->logs = true;
   g->log_off = log_off;
-  g->log_mine = &g->log_position(g->me);
+  g->log.block = g->base + log_off + size_t(g->me) * log_block_bytes;
   g_live.fetch_add(1, std::memory_order_relaxed);
   if (errc ce = agree_cma(c, g); ce != errc::success) {
     ::munmap(g->base, g->bytes);

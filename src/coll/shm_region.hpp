@@ -16,7 +16,7 @@
 //   small[r][s] (s < S): small_bytes each, and large[r][b] (b < L): slot_bytes each, written only
 //   by rank r. A run moves its data through small[.][q % S] when its message (as every rank
 //   computes it alike) fits small_bytes, else through large[.][q % L];
-//   log[r]: rank r's collective log (coll::log_collective, src/coll/mismatch.hpp).
+//   log[r]: rank r's collective log (src/coll/coll_log.hpp).
 // A run of a plan with shared-memory steps takes the communicator's next sequence number q
 // (coll_shm_seq, consumed identically on every rank by plans that every rank selects alike) and
 // uses flag slot s = q % S. Protocol:
@@ -40,6 +40,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "coll/coll_log.hpp"
 #include "core/comm.hpp"
 #include "core/datatype.hpp"
 #include "core/error.hpp"
@@ -232,51 +233,13 @@ struct region {
   // Stores a flag of this rank and wakes the peers that sleep.
   void publish(std::atomic<uint64_t>& flag, uint64_t q) const;
 
-  // The collective log (the communicator's region only; src/coll/mismatch.cpp): what each rank
-  // selected for its recent blocking and nonblocking collectives on the communicator, which no
-  // peer reads unless a wait has stalled. Per rank, one line holding its position (the last
-  // logged sequence number + 1, stored at every collective: one store to a line no peer reads
-  // meanwhile) and a counter of the runs started, and log_runs runs, a ring of 32-byte entries: a
-  // run starts at sequence `first` and lasts until the next run starts, or up to the position for
-  // the newest. A collective that selects what the one before did (the same arguments and
-  // algorithm: a loop) only moves the position; another starts a run (log_start). The counter is
-  // a seqlock over the ring (odd while a run is written): a reader that sees the same even value
-  // before and after reading the ring has a whole one.
-  struct log_entry {
-    uint64_t first1 = 0;  // first sequence number + 1 (0: empty)
-    uint64_t what = 0;    // what was selected (src/coll/mismatch.cpp encodes it)
-    int64_t bytes = 0, rbytes = 0;
-  };
-  bool logs = false;  // the communicator's region: has the log
-  size_t log_off = 0;
-  // This rank's current run, in process memory: the plan whose runs continue it (a plan is built
-  // for one set of arguments and one algorithm; src/coll/mismatch.cpp holds a reference on it),
-  // and where the rank's position lives.
-  const void* log_plan = nullptr;
-  std::atomic<uint64_t>* log_mine = nullptr;
-  uint32_t log_next = 0;  // the ring entry the next run takes
-  static constexpr size_t log_rank_bytes = 64 + 32 * 16;  // position line + log_runs entries
-  std::atomic<uint64_t>& log_position(int r) const {
-    return *reinterpret_cast<std::atomic<uint64_t>*>(base + log_off + size_t(r) * log_rank_bytes);
-  }
-  std::atomic<uint64_t>& log_count(int r) const { return (&log_position(r))[1]; }
-  std::atomic<uint64_t>* log_run(int r, uint32_t k) const {
-    return reinterpret_cast<std::atomic<uint64_t>*>(base + log_off + size_t(r) * log_rank_bytes + 64 + size_t(k) * 32);
-  }
-  // Starts a run at collective `seq` (coll::log_collective, engine lock held), before the
-  // position moves to it.
-  void log_start(uint64_t seq, uint64_t what, int64_t bytes, int64_t rbytes);
-  // Rank r's log as it stands: its position and its runs (false when an entry was being written:
-  // try again at the next check).
-  struct log_snapshot {
-    uint64_t position = 0;  // last logged sequence number + 1 (0: none)
-    log_entry runs[16];
-    // The entry of the run that holds collective s (nullptr: not logged, or no longer).
-    const log_entry* at(uint64_t s) const;
-  };
-  bool log_read(int r, log_snapshot* out) const;
+  // The collective log (coll_log.hpp; the communicator's region only): rank r's block, and
+  // this rank's writer (c->coll_log points to it).
+  size_t log_off = 0;  // 0: no log
+  log_writer log;
+  const char* log_block(int r) const { return base + log_off + size_t(r) * log_block_bytes; }
 };
-constexpr int log_runs = 16;
+
 
 
 inline region* region_of(const core::comm* c) { return static_cast<region*>(c->coll_shm); }
