@@ -183,12 +183,12 @@ void log_register(core::comm* c) {
 }
 
 void log_unregister(core::comm* c) {
+  std::lock_guard<std::mutex> lk(g_m);  // a check may be reading c (without the engine lock here)
   auto* w = static_cast<log_writer*>(c->coll_log);
   if (w == nullptr) return;
   if (w->plan) static_cast<const plan*>(w->plan)->release();
   w->plan = nullptr;
   c->coll_log = nullptr;
-  std::lock_guard<std::mutex> lk(g_m);
   auto& v = logged();
   for (size_t i = 0; i < v.size(); ++i)
     if (v[i].c == c) {

@@ -257,26 +257,36 @@ bool try_poll(run* r, const step& s) {
 }
 
 // ---- bound runs with their own region: pending poll steps ----
-run* g_own_polling = nullptr;  // intrusive list: no allocation when a run joins or leaves
+// Intrusive lists of runs (no allocation when a run joins or leaves), through one pair of links.
+template <run* run::*Prev, run* run::*Next>
+void list_push(run*& head, run* r) {
+  r->*Prev = nullptr;
+  r->*Next = head;
+  if (head) head->*Prev = r;
+  head = r;
+}
+template <run* run::*Prev, run* run::*Next>
+void list_remove(run*& head, run* r) {
+  if (r->*Prev)
+    (r->*Prev)->*Next = r->*Next;
+  else
+    head = r->*Next;
+  if (r->*Next) (r->*Next)->*Prev = r->*Prev;
+  r->*Prev = r->*Next = nullptr;
+}
+
+run* g_own_polling = nullptr;  // runs with pending poll steps of their own
 
 void own_poll_add(run* r, uint32_t idx) {
   r->polling.push_back(idx);  // capacity reserved at bind
   if (r->poll_linked) return;
   r->poll_linked = true;
-  r->poll_prev = nullptr;
-  r->poll_next = g_own_polling;
-  if (g_own_polling) g_own_polling->poll_prev = r;
-  g_own_polling = r;
+  list_push<&run::poll_prev, &run::poll_next>(g_own_polling, r);
 }
 
 void own_poll_unlink(run* r) {
   if (!r->poll_linked) return;
-  if (r->poll_prev)
-    r->poll_prev->poll_next = r->poll_next;
-  else
-    g_own_polling = r->poll_next;
-  if (r->poll_next) r->poll_next->poll_prev = r->poll_prev;
-  r->poll_prev = r->poll_next = nullptr;
+  list_remove<&run::poll_prev, &run::poll_next>(g_own_polling, r);
   r->poll_linked = false;
 }
 
@@ -358,21 +368,8 @@ void start_step(run* r, uint32_t idx) {
 
 run* g_live = nullptr;  // runs that are not bound, request pending (intrusive list)
 
-void live_link(run* r) {
-  r->live_prev = nullptr;
-  r->live_next = g_live;
-  if (g_live) g_live->live_prev = r;
-  g_live = r;
-}
-
-void live_unlink(run* r) {
-  if (r->live_prev)
-    r->live_prev->live_next = r->live_next;
-  else
-    g_live = r->live_next;
-  if (r->live_next) r->live_next->live_prev = r->live_prev;
-  r->live_prev = r->live_next = nullptr;
-}
+void live_link(run* r) { list_push<&run::live_prev, &run::live_next>(g_live, r); }
+void live_unlink(run* r) { list_remove<&run::live_prev, &run::live_next>(g_live, r); }
 
 void finish_run(run* r) {
   core::request* u = r->user;
