@@ -217,7 +217,8 @@ errc prepare(const coll_args& a, uint64_t* seq, const plan** out, bool* owned) {
                            "(MPIX_ICOLL_MAX_OUTSTANDING); complete some first",
                            rc->coll_pending);
   // What this rank selected goes into its log (src/coll/mismatch.cpp).
-  auto* lw = static_cast<log_writer*>(rc->coll_log);
+  shm::region* g = shm::region_of(rc);
+  log_writer* lw = g != nullptr ? &g->log : nullptr;
   const bool use_cache = cacheable(a);
   if (use_cache) {
     if (const plan* p = cache_repeat(a)) {

@@ -70,7 +70,10 @@ int64_t agreed_bytes(const log_entry& e) {
   }
 }
 
-
+std::string where_text(const core::comm* c, uint64_t seq) {
+  return "collective " + std::to_string(seq) + " on " +
+         (c->name.empty() ? "the communicator of context " + std::to_string(c->ctx) : c->name);
+}
 
 // Fails c's collectives (engine lock held): the verdict goes into the rank's log, where its peers
 // find it (and fail theirs: a peer whose own part finished would otherwise wait at its next
@@ -79,8 +82,7 @@ void settle(core::comm* c, uint64_t seq, core::errc e, const std::string& why) {
   c->coll_failed = e;
   c->coll_failed_why = why;
   c->coll_shm_state = shm::state_failed;  // cached plans miss, and prepare() refuses
-  if (auto* w = static_cast<log_writer*>(c->coll_log))
-    w->failed().store((seq + 1) | uint64_t(uint32_t(e)) << 48, std::memory_order_release);
+  shm::region_of(c)->log.failed().store((seq + 1) | uint64_t(uint32_t(e)) << 48, std::memory_order_release);
   (void)core::error_set(e, "%s", why.c_str());
   runs_fail(c, e);
 }
@@ -88,8 +90,7 @@ void settle(core::comm* c, uint64_t seq, core::errc e, const std::string& why) {
 // Rank r's entry for collective `seq` of c disagrees with this rank's: fail c's collectives.
 void fail(core::comm* c, uint64_t seq, const log_entry& mine, int r, const log_entry& theirs) {
   const decoded m = decode(mine), t = decode(theirs);
-  const std::string where = "collective " + std::to_string(seq) + " on " +
-                            (c->name.empty() ? "the communicator of context " + std::to_string(c->ctx) : c->name);
+  const std::string where = where_text(c, seq);
   const char* mname = coll_name(m.kind);
   const char* tname = coll_name(t.kind);
   core::errc e;
@@ -124,10 +125,8 @@ bool check_logs() {
   log_snapshot mine, theirs;
   for (logged_comm& l : logged()) {
     core::comm* c = l.c;
-    const auto* w = static_cast<const log_writer*>(c->coll_log);
-    if (w == nullptr || !log_read(w->block, &mine)) continue;
-    const shm::region* g = shm::region_of(c);
-    if (g == nullptr || c->coll_failed != core::errc::success) continue;
+    const shm::region* g = shm::region_of(c);  // (mapped while c is in the list: log_unregister)
+    if (c->coll_failed != core::errc::success || !log_read(g->log.block, &mine)) continue;
     l.stuck_checks = mine.position == l.stuck_at ? l.stuck_checks + 1 : 0;
     l.stuck_at = mine.position;
     const uint64_t hi = mine.position;
@@ -140,9 +139,7 @@ bool check_logs() {
         const uint64_t s = (theirs.failed & ((uint64_t(1) << 48) - 1)) - 1;
         const auto e = core::errc(int(theirs.failed >> 48));
         settle(c, s, e,
-               "collective " + std::to_string(s) + " on " +
-                   (c->name.empty() ? "the communicator of context " + std::to_string(c->ctx) : c->name) +
-                   ": rank " + std::to_string(r) +
+               where_text(c, s) + ": rank " + std::to_string(r) +
                    " found that the ranks' calls disagree there (its error says how), and the communicator's "
                    "collectives cannot go on");
         changed = true;
@@ -165,7 +162,9 @@ bool check_logs() {
   return changed;
 }
 
-void add(core::comm* c) {
+}  // namespace
+
+void log_register(core::comm* c) {
   static const bool registered = [] {
     core::stall_add_checker(check_logs);
     return true;
@@ -174,21 +173,12 @@ void add(core::comm* c) {
   std::lock_guard<std::mutex> lk(g_m);
   logged().push_back(logged_comm{c});
 }
-}  // namespace
-
-void log_register(core::comm* c) {
-  shm::region* g = shm::region_of(c);
-  c->coll_log = &g->log;
-  add(c);
-}
 
 void log_unregister(core::comm* c) {
   std::lock_guard<std::mutex> lk(g_m);  // a check may be reading c (without the engine lock here)
-  auto* w = static_cast<log_writer*>(c->coll_log);
-  if (w == nullptr) return;
-  if (w->plan) static_cast<const plan*>(w->plan)->release();
-  w->plan = nullptr;
-  c->coll_log = nullptr;
+  log_writer& w = shm::region_of(c)->log;
+  if (w.plan) static_cast<const plan*>(w.plan)->release();
+  w.plan = nullptr;
   auto& v = logged();
   for (size_t i = 0; i < v.size(); ++i)
     if (v[i].c == c) {

@@ -32,8 +32,8 @@ class comm;
 
 namespace baton::coll {
 
-// c's region is ready: its log lives there (the writer is the region's) / about to be unmapped
-// (drops the logged plan).
+// c's region is ready: its log lives there (region::log is this rank's writer) / about to be
+// unmapped (drops the logged plan).
 void log_register(core::comm* c);
 void log_unregister(core::comm* c);
 

@@ -126,7 +126,6 @@ errc named_for_operation(const coll_args& a, const std::string& key, const std::
   return errc::success;
 }
 
-
 errc choose(const coll_args& a, const core::info* info, const algorithm** out, bool* named) {
   *out = nullptr;
   *named = false;

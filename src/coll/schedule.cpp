@@ -162,7 +162,6 @@ struct run {
   // receive can write into the user's buffers any more, and is recycled once none is left (or,
   // orphaned, when its request was retired before that).
   std::vector<core::request*> reqs;
-  uint32_t inflight = 0, recvs_inflight = 0;
   bool failed = false;
   bool user_done = false;
   bool orphaned = false;
@@ -227,8 +226,6 @@ void on_step_complete(core::request* q) {
   run* r = static_cast<run*>(q->ext);
   if (q->status.error != errc::success && r->error == errc::success) r->error = q->status.error;
   r->reqs[q->step] = nullptr;
-  --r->inflight;
-  if (q->kind == core::req_kind::recv) --r->recvs_inflight;
   r->completed.push_back(q->step);
   core::request_delete(q);
   queue(r);
@@ -330,8 +327,6 @@ void start_step(run* r, uint32_t idx) {
         break;
       }
       {
-        ++r->inflight;
-        if (s.kind == step_kind::recv) ++r->recvs_inflight;
         r->reqs[idx] = starting;
         core::request* q = p2p::start_internal(
             s.kind == step_kind::send ? core::req_kind::send : core::req_kind::recv, address(r, s.a), s.count, s.type,
@@ -385,16 +380,24 @@ void finish_run(run* r) {
 
 void release_run(run* r);
 
+// Whether a message step of r (a receive, with recvs_only) is still in flight (failed runs only:
+// the hot path keeps no count).
+bool in_flight(const run* r, bool recvs_only) {
+  for (size_t i = 0; i < r->reqs.size(); ++i)
+    if (r->reqs[i] != nullptr && (!recvs_only || r->p->steps[i].kind == step_kind::recv)) return true;
+  return false;
+}
+
 // A failed run (runs_fail): its request completes once no receive of it is in flight (a cancelled
 // send may wait for its receiver's answer: that holds up only the run's recycling).
 void advance_failed(run* r) {
   r->completed.clear();
   r->queued = false;
-  if (!r->user_done && r->recvs_inflight == 0) {
+  if (!r->user_done && !in_flight(r, true)) {
     finish_run(r);  // the last touch unless orphaned below: a waiter may retire it right after
     return;
   }
-  if (r->orphaned && r->inflight == 0) release_run(r);
+  if (r->orphaned && !in_flight(r, false)) release_run(r);
 }
 
 // Retires completed steps and starts their successors; finishes the run when nothing is left.
@@ -509,7 +512,6 @@ void run_put(run* r) {
   r->completed.clear();
   r->error = errc::success;
   r->failed = r->user_done = r->orphaned = false;
-  r->inflight = r->recvs_inflight = 0;
   r->queued = false;
   r->unstarted = false;
   r->shm_seq = 0;
@@ -589,7 +591,7 @@ void destroy_run(core::request* q) {
   if (r->failed) {
     // Sends of a failed run may still wait for their cancellation: the last one recycles it.
     core::engine_guard g;
-    if (r->inflight > 0) {
+    if (in_flight(r, false)) {
       r->orphaned = true;
       r->user = nullptr;
       return;

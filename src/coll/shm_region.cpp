@@ -195,7 +195,7 @@ errc region_setup(core::comm* c) {
   }
   region* g = region_new(c, base, bytes, slots, small_bytes, large_slots, small_off, large_off);
   g->log_off = log_off;
-  g->log.block = g->base + log_off + size_t(g->me) * log_block_bytes;
+  g->log.block = const_cast<char*>(g->log_block(g->me));
   g_live.fetch_add(1, std::memory_order_relaxed);
   if (errc ce = agree_cma(c, g); ce != errc::success) {
     ::munmap(g->base, g->bytes);

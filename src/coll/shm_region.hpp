@@ -234,13 +234,11 @@ struct region {
   void publish(std::atomic<uint64_t>& flag, uint64_t q) const;
 
   // The collective log (coll_log.hpp; the communicator's region only): rank r's block, and
-  // this rank's writer (c->coll_log points to it).
+  // this rank's writer.
   size_t log_off = 0;  // 0: no log
   log_writer log;
   const char* log_block(int r) const { return base + log_off + size_t(r) * log_block_bytes; }
 };
-
-
 
 inline region* region_of(const core::comm* c) { return static_cast<region*>(c->coll_shm); }
 inline bool region_ready(const core::comm* c) { return c->coll_shm_state == state_ready; }

@@ -66,8 +66,6 @@ class comm : public slab_allocated<comm> {
   uint8_t coll_shm_state = 0;
   uint64_t coll_shm_seq = 0;
   void (*coll_shm_free)(comm*) = nullptr;
-  // This rank's collective log (src/coll/coll_log.hpp: its writer, in the region's state).
-  void* coll_log = nullptr;
   // How the ranks sit on hosts (src/coll/hosts.hpp, the host-aware collectives): computed from
   // the runtime's host map on first use, without communication, and kept for the communicator's life.
   std::shared_ptr<const void> coll_hosts;

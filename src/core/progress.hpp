@@ -226,7 +226,7 @@ void progress_wait(engine_guard& guard, Done done) {
       slept_since = now;
       checked_at = now;
     } else {
-      if (now - checked_at >= stall_check_ns && stall_checkers_any()) {
+      if (now - checked_at >= stall_check_ns) {
         checked_at = now;
         if (stall_check()) continue;  // something was failed: poll (done() may hold now)
       }

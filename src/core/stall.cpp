@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -23,7 +22,6 @@ std::vector<stall_checker>& checkers() {
   static auto* v = new std::vector<stall_checker>;
   return *v;
 }
-std::atomic<bool> g_any_checker{false};
 }  // namespace
 
 void stall_add_checker(stall_checker c) {
@@ -31,10 +29,7 @@ void stall_add_checker(stall_checker c) {
   for (stall_checker x : checkers())
     if (x == c) return;
   checkers().push_back(c);
-  g_any_checker.store(true, std::memory_order_release);
 }
-
-bool stall_checkers_any() { return g_any_checker.load(std::memory_order_acquire); }
 
 bool stall_check() {
   std::vector<stall_checker> list;

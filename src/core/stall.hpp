@@ -32,8 +32,6 @@ void stall_report(uint64_t stalled_ns);
 using stall_checker = bool (*)();
 void stall_add_checker(stall_checker c);
 constexpr uint64_t stall_check_ns = 100000000;  // 100 ms
-// Whether any checker is registered (read without the lock: set once, before the first use).
-bool stall_checkers_any();
 bool stall_check();
 
 }  // namespace baton::core
