@@ -146,6 +146,22 @@ struct builder {
                         [] { return p2p::engine_queues_now().posted; }));
     add_pvar(p2p, level("baton_p2p_sends_pending", "Point-to-point sends started and not yet complete.",
                         [] { return p2p::engine_queues_now().pending_sends; }));
+    {
+      pvar v;
+      v.name = "baton_p2p_fetches_handed_over";
+      v.desc =
+          "Rendezvous messages of 64 KiB or more that had arrived when a nonblocking receive (MPI_Irecv, "
+          "MPI_Start) matched them while the progress thread runs: their data were copied by the next poll "
+          "(the progress thread's, or a wait's), not inside the receive call, while the handle is started; "
+          "starts stopped at 0, can be written and reset.";
+      v.var_class = MPI_T_PVAR_CLASS_COUNTER;
+      v.verbosity = MPI_T_VERBOSITY_USER_DETAIL;
+      v.readonly = false;
+      v.continuous = false;
+      v.atomic = true;
+      v.read = [] { return p2p::engine_queues_now().fetches_handed_over; };
+      add_pvar(p2p, std::move(v));
+    }
 
     // ---- baton_coll ----
     add_cvar(coll, num("baton_coll_shm", value_kind::i32, MPI_T_VERBOSITY_TUNER_BASIC, MPI_T_SCOPE_CONSTANT,

@@ -34,6 +34,7 @@ engine_queues engine_queues_now() {
     q.posted += m->posted_n;
   }
   q.pending_sends = g_engine->pending_sends;
+  q.fetches_handed_over = g_engine->handed_over_total;
   return q;
 }
 
@@ -80,7 +81,20 @@ void start_send(request* r) {
   }
 }
 
-void start_recv(request* r) {
+namespace {
+// The poller of handed-over fetches (registered on first use): delivers each as start_recv would
+// have, now from whichever thread polls (the progress thread while the application computes or
+// sleeps, or the application's own wait).
+bool fetch_handed_over() {
+  if (!g_engine || g_engine->handed_over.empty()) return false;
+  std::vector<std::pair<request*, unexpected*>> now;
+  now.swap(g_engine->handed_over);
+  for (auto [r, u] : now) deliver_unexpected(r, u);
+  return true;
+}
+}  // namespace
+
+void start_recv(request* r, bool hand_over) {
   r->done = 0;
   r->proto = 0;
   r->matched_ = false;
@@ -97,6 +111,15 @@ void start_recv(request* r) {
   match_ctx& m = ctx_of(r->ctx);
   if (unexpected* u = m.find_uq(r->peer, r->tag)) {
     m.remove_uq(u);
+    // The receive is matched now (message order holds; MPI_Cancel finds it matched); only the
+    // copy, a single copy of the whole message at this end, waits for the progress thread.
+    if (hand_over && u->kind == uq_kind::rndv && u->len >= hand_over_min && core::progress_thread_active()) {
+      r->matched_ = true;
+      if (g_engine->handed_over.empty()) core::progress_add_poller(fetch_handed_over);
+      g_engine->handed_over.emplace_back(r, u);
+      ++g_engine->handed_over_total;
+      return;
+    }
     deliver_unexpected(r, u);
     return;
   }
@@ -172,8 +195,6 @@ void finish_send_if_done(request* r) {
 
 void stall_describer_register();  // stall_describe.cpp: what this rank waits on, for the watchdog
 
-void stall_describer_register();  // stall_describe.cpp: what this rank waits on, for the watchdog
-
 errc engine_init() {
   g_engine = new engine;
   engine& e = *g_engine;
@@ -191,6 +212,9 @@ void engine_finalize() {
   transport::finalize();
   // Under the engine lock: engine_queues_now() may read the queues from another thread.
   core::engine_guard g;
+  core::progress_remove_poller(fetch_handed_over);
+  for (auto [r, u] : g_engine->handed_over) unexpected_free(u);  // receives left pending: erroneous
+  g_engine->handed_over.clear();
   for (match_ctx*& m : g_engine->ctxs) {
     if (!m) continue;
     while (unexpected* u = m->uq_head) {
@@ -228,7 +252,7 @@ errc irecv(void* buf, int64_t count, const datatype* dt, int source, int tag, co
   core::engine_guard g;
   request* r = make_p2p(core::req_kind::recv, buf, count, dt, source, tag, c);
   r->active = true;
-  start_recv(r);
+  start_recv(r, true);
   *out = r;
   core::progress_new_work();
   return errc::success;
@@ -265,7 +289,7 @@ errc start(request* r) {
     if (r->mode == send_mode::buffered) return errc::success;  // the ABI layer routes Bsend_init starts
     start_send(r);
   } else {
-    start_recv(r);
+    start_recv(r, true);
   }
   core::progress_new_work();
   return errc::success;

@@ -29,6 +29,10 @@ struct engine {
   std::vector<match_ctx*> ctxs;  // by context id
   int my_world = 0;
   uint64_t pending_sends = 0;  // sends started and not yet complete (MPI_Finalize waits for them)
+  // Rendezvous messages a nonblocking receive start matched while the progress thread runs: the
+  // next poll fetches their data (fetch_handed_over), not the MPI_Irecv or MPI_Start call.
+  std::vector<std::pair<request*, unexpected*>> handed_over;
+  uint64_t handed_over_total = 0;  // ever (the baton_p2p_fetches_handed_over counter)
 };
 
 engine& eng();
@@ -58,7 +62,11 @@ void complete_request(request* r);
 void bsend_release(void* block);
 // Starts a send/receive whose request fields are set (engine lock held).
 void start_send(request* r);
-void start_recv(request* r);
+// hand_over: the start of a nonblocking receive (MPI_Irecv, MPI_Start), whose matched rendezvous
+// message of at least hand_over_min bytes is left to the next poll while the progress thread runs.
+void start_recv(request* r, bool hand_over = false);
+// A single copy of this many bytes (tens of microseconds) is worth handing to the progress thread.
+constexpr uint64_t hand_over_min = 64 << 10;
 // A new point-to-point request on c that holds references on c and dt (not started).
 request* make_p2p(core::req_kind kind, const void* buf, int64_t count, const datatype* dt, int peer, int tag,
                   comm* c);

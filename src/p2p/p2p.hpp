@@ -56,6 +56,7 @@ struct engine_queues {
   uint64_t unexpected = 0;
   uint64_t posted = 0;
   uint64_t pending_sends = 0;
+  uint64_t fetches_handed_over = 0;  // ever: see engine::handed_over (engine_state.hpp)
 };
 engine_queues engine_queues_now();
 

@@ -75,3 +75,10 @@ add_mpi_test(NAME pt2pt_copy_job_async PROGRAM pt2pt_copy_job NP 2 3 TIMEOUT 60 
              ENV BATON_ASYNC_PROGRESS=1)
 add_mpi_test(NAME pt2pt_copy_job_off PROGRAM pt2pt_copy_job NP 2 3 TIMEOUT 60 LABELS pt2pt
              ENV BATON_SHM_COOP_MIN=0)
+
+# With the progress thread, a nonblocking receive (MPI_Irecv, MPI_Start) that matches a rendezvous
+# message of 64 KiB or more which has already arrived leaves the copy to the next poll (counted by
+# the pvar baton_p2p_fetches_handed_over); blocking receives and smaller messages copy in the call;
+# a handed-over receive is matched (MPI_Cancel leaves it), and message order holds
+add_mpi_test(NAME pt2pt_handover SOURCES pt2pt_handover.c NP 2 3 TIMEOUT 60 LABELS pt2pt async
+             ENV BATON_ASYNC_PROGRESS=1)
