@@ -53,6 +53,8 @@ class Bench:
 BENCHMARKS = [
     Bench("pt2pt_latency", 2, "us", "lower", "Ping-pong latency (half round trip)", "log"),
     Bench("pt2pt_bandwidth", 2, "GB/s", "higher", "Streaming bandwidth (window of 64 Isend)", "linear"),
+    Bench("pt2pt_mt_rate", 2, "Mmsg/s", "higher", "8-byte message rate from 1 and 2 threads per rank "
+          "(MPI_THREAD_MULTIPLE, a communicator per thread)", "linear", series=True),
     Bench("coll_latency", 2, "us", "lower", "Collective time per call (max over ranks)", "log", series=True,
           env_variants=True),
     Bench("coll_overlap", 2, "pct", "higher", "IMB-NBC overlap of nonblocking collectives with work", "linear",
@@ -72,7 +74,7 @@ BENCHMARKS = [
           "linear", series=True, env_variants=True),
 ]
 
-UNIT_LABEL = {"us": "µs", "GB/s": "GB/s", "MB/s": "MB/s", "pct": "% overlap"}
+UNIT_LABEL = {"us": "µs", "GB/s": "GB/s", "MB/s": "MB/s", "pct": "% overlap", "Mmsg/s": "million messages/s"}
 
 # Environment variants: (key, label, base library key, extra environment).
 # They reuse the base library's executables and run only for benchmarks with
@@ -85,6 +87,11 @@ ALL_LIBS = "baton,baton-async,mpich,mpich-async,openmpi"
 
 # Extra text under a benchmark's heading in the report.
 BENCH_NOTES = {
+    "pt2pt_mt_rate": "threads<T>: T threads per rank (MPI_THREAD_MULTIPLE), thread t of rank 0 streaming to thread t "
+    "of rank 1 on a communicator of its own as pt2pt_bandwidth does (window of 64 Isend/Irecv of 8 B, Waitall, ack); "
+    "all threads' messages over the batch's wall time. threads1: one thread under MPI_THREAD_MULTIPLE (the cost of "
+    "thread safety); threads2: four threads on the 2 ranks; threads2.busy: threads2 while a third thread per rank "
+    "computes outside MPI.",
     "comm_create": "dup, idup (+ wait), 8 idups outstanding (per communicator) and a two-color split, each "
     "followed by MPI_Comm_free; listed at 0 B.",
     "coll_latency": "Per-rank message size (alltoall: the block sent to each peer); ibarrier is listed at 0 B. "
