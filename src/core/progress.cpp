@@ -58,6 +58,44 @@ uint32_t progress_arm() {
 
 void progress_set_sleep_hook(bool (*hook)()) { g_sleep_hook.store(hook, std::memory_order_release); }
 
+namespace {
+share_state (*g_share_check)() = nullptr;  // set and cleared while no other thread runs (init, finalize)
+
+// Moves the calling thread off its core: its affinity without that core, which makes the kernel
+// migrate it, then the affinity it had (it stays where it went). Nothing when it may use one core.
+void move_off_core() {
+  static thread_local uint64_t last = 0;
+  const uint64_t now = progress_now_ns();
+  if (last != 0 && now - last < 20000000) return;
+  last = now;
+  cpu_set_t mine;
+  CPU_ZERO(&mine);
+  if (sched_getaffinity(0, sizeof mine, &mine) != 0 || CPU_COUNT(&mine) < 2) return;
+  const int here = sched_getcpu();
+  if (here < 0 || !CPU_ISSET(here, &mine)) return;
+  cpu_set_t others = mine;
+  CPU_CLR(here, &others);
+  if (sched_setaffinity(0, sizeof others, &others) == 0) (void)sched_setaffinity(0, sizeof mine, &mine);
+}
+}  // namespace
+
+void progress_set_share_check(share_state (*check)()) { g_share_check = check; }
+
+share_state progress_core_shared() { return g_share_check ? g_share_check() : share_none; }
+
+bool progress_waiters_counted() {
+  return progress_thread_active() || (rt().threaded && rt().level == thread_level::multiple);
+}
+
+bool progress_give_way() {
+  if (const share_state s = progress_core_shared(); s != share_none) {
+    if (s == share_move && g_backoff.spin_ns > 0) move_off_core();
+    return true;
+  }
+  return rt().threaded && rt().level == thread_level::multiple &&
+         g_waiters.load(std::memory_order_relaxed) > 1;
+}
+
 void progress_sleep(uint32_t token, long timeout_ns) {
   if (auto hook = g_sleep_hook.load(std::memory_order_acquire); hook && !hook()) return;
   futex_wait(g_bell, token, timeout_ns);

@@ -35,6 +35,25 @@ void progress_sleep(uint32_t token, long timeout_ns);
 // A transport with its own wakeup (UCX's event fd) arms it here before a thread sleeps; the hook
 // runs without the engine lock and returns false when there is work already (then no sleep).
 void progress_set_sleep_hook(bool (*hook)());
+// Whether a rank this one may be waiting for runs on this thread's core (the shared-memory
+// transport's check: each rank of the host notes its core when it asks, and looks for others
+// noted there): share_none, share_stay (shared with ranks of higher index on the host), or
+// share_move (with one of lower index: this rank is the one to move, see progress_give_way).
+// share_none without a check.
+enum share_state : int { share_none = 0, share_stay = 1, share_move = 2 };
+void progress_set_share_check(share_state (*check)());
+share_state progress_core_shared();
+// Whether a spinning wait should yield its core now (out of line: only waits past give_way_ns ask):
+// - another rank of the host is noted on this core (progress_core_shared): two ranks left on one
+//   core beside a busy process spun 50 us per hand-over, and their 8-byte message rate fell from
+//   about 15 to 0.3 million/s in four launches of six (now 3.6 in the same placement). Where the
+//   host has a core per rank (spinning is on), the rank of higher index also moves off the core
+//   (at most every 20 ms: its affinity without this core, then back), so that the kernel, which
+//   had balanced the two half-idle ranks against the busy process, places them apart again;
+// - under MPI_THREAD_MULTIPLE, another application thread of this rank waits too: with two threads
+//   per rank on two cores (bench/pt2pt_mt_rate.c) the rate fell to about 1 million messages/s in
+//   one launch of four or five on an idle machine (now 8.6-9).
+bool progress_give_way();
 void progress_disarm();
 // Wakes the threads of this process asleep on the doorbell (new local work for the progress
 // thread, or a completion another thread waits for).
@@ -99,6 +118,9 @@ void progress_thread_stop();
 // Application threads driving progress in progress_wait (not while they sleep there): the
 // progress thread stays off the engine while there are any.
 std::atomic<int>& progress_waiters();
+// Whether waits count themselves in progress_waiters: with the progress thread, and under
+// MPI_THREAD_MULTIPLE (progress_give_way reads the count).
+bool progress_waiters_counted();
 // Sources of work that nobody rings the doorbell for (the counters a CUDA stream writes for a
 // CUDA queue): while non-zero, waiting threads and the progress thread never sleep longer than
 // unbelled_sleep_ns between polls.
@@ -115,6 +137,9 @@ struct backoff_policy {
   long sleep_ns = 10000000;     // then sleeping on the doorbell (futex timeout as a safety net)
 };
 backoff_policy& progress_backoff();
+// Spinning waits check from this long on whether they keep what they wait for off their core
+// (progress_wait); shorter waits, a ping-pong's, never pay for the check.
+constexpr uint64_t give_way_ns = 2000;
 // Called at start-up with the number of ranks on this host: when they outnumber the cores this
 // process may use, waiting skips the spinning phase (unless BATON_SPIN_US says otherwise).
 void progress_set_local_ranks(int nlocal);
@@ -141,14 +166,26 @@ inline uint64_t progress_now_ns() {
   return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
 }
 
+inline void let_contenders_in(engine_guard& guard) {
+  std::atomic<int>& contenders = rt().engine_contenders;
+  const int before = contenders.load(std::memory_order_relaxed);
+  if (before == 0) return;
+  guard.unlock();
+  int i = 0;
+  while (contenders.load(std::memory_order_relaxed) >= before && ++i < 64) __builtin_ia32_pause();
+  if (i == 64) sched_yield();
+  guard.lock();
+}
+
 // Waits until done() holds, driving progress. Expects the engine lock held (guard) and releases
 // it while yielding or sleeping. Returns as soon as done() has returned true once: it is never
 // called again after that (callers pass steps whose work happens inside the test).
 template <class Done>
 void progress_wait(engine_guard& guard, Done done) {
-  const bool thread = progress_thread_active();
+  const bool thread = progress_waiters_counted();
   if (done()) return;
-  // Tell the progress thread (if any) that this thread polls, so it stays out of the way.
+  // Tell the progress thread (if any) that this thread polls, so it stays out of the way, and the
+  // application's other threads that it waits here.
   struct waiter_count {
     bool on;
     explicit waiter_count(bool t) : on(t) {
@@ -184,7 +221,10 @@ void progress_wait(engine_guard& guard, Done done) {
       continue;
     }
     const uint64_t idle = progress_now_ns() - idle_since;
-    if (idle < b.spin_ns) {
+    // Spinning is for a peer that runs on another core: past give_way_ns, a wait that may keep
+    // what it waits for off this very core yields instead (progress_give_way).
+    if (idle < b.spin_ns && (idle < give_way_ns || !progress_give_way())) {
+      // Let other threads at the lock every 32 idle polls.
       if (rt().threaded) {
         guard.unlock();
         __builtin_ia32_pause();

@@ -102,3 +102,55 @@ TEST(ProgressPoll, PollersMayAddAndRemovePollersWhileTheyRun) {
   EXPECT_EQ(g_extra_calls, 0);
 }
 }  // namespace
+
+// core::progress_give_way: a spinning wait yields its core when the shared-memory transport's check
+// finds another rank of the host noted on it; the rank that is to move (share_move) also leaves the
+// core when the host has a core per rank (spinning on), and keeps the affinity it had.
+namespace {
+
+using baton::core::share_state;
+
+share_state g_fake_share = baton::core::share_none;
+share_state fake_share_check() { return g_fake_share; }
+
+struct share_check_scope {
+  explicit share_check_scope(share_state s) {
+    g_fake_share = s;
+    baton::core::progress_set_share_check(fake_share_check);
+  }
+  ~share_check_scope() { baton::core::progress_set_share_check(nullptr); }
+};
+
+TEST(ProgressGiveWay, YieldsOnlyWhenTheCoreIsShared) {
+  EXPECT_FALSE(baton::core::progress_give_way());  // no check registered: nothing shared
+  {
+    share_check_scope s(baton::core::share_none);
+    EXPECT_FALSE(baton::core::progress_give_way());
+  }
+  {
+    share_check_scope s(baton::core::share_stay);
+    EXPECT_TRUE(baton::core::progress_give_way());
+  }
+}
+
+TEST(ProgressGiveWay, TheRankToMoveLeavesItsCoreAndKeepsItsAffinity) {
+  cpu_set_t before;
+  CPU_ZERO(&before);
+  ASSERT_EQ(sched_getaffinity(0, sizeof before, &before), 0);
+  if (CPU_COUNT(&before) < 2) GTEST_SKIP() << "one core: nowhere to move";
+  backoff_scope spin(backoff_policy{50000, 1000000, 10000000});
+  share_check_scope s(baton::core::share_move);
+  const int here = sched_getcpu();
+  EXPECT_TRUE(baton::core::progress_give_way());
+  EXPECT_NE(sched_getcpu(), here) << "the thread did not leave the core it shared";
+  cpu_set_t after;
+  CPU_ZERO(&after);
+  ASSERT_EQ(sched_getaffinity(0, sizeof after, &after), 0);
+  EXPECT_TRUE(CPU_EQUAL(&before, &after)) << "the thread's affinity was not restored";
+  // At most one move per 20 ms.
+  const int moved_to = sched_getcpu();
+  EXPECT_TRUE(baton::core::progress_give_way());
+  EXPECT_EQ(sched_getcpu(), moved_to) << "a second move right after the first";
+}
+
+}  // namespace

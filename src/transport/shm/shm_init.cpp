@@ -1,5 +1,7 @@
 // Shared-memory transport, start-up and shutdown: the host's segment, the doorbells, the
 // asymmetric fence agreement, the poller.
+#include <sched.h>
+
 #include <string>
 
 #include "core/progress.hpp"
@@ -9,6 +11,26 @@
 namespace baton::transport::shm {
 
 state* g_state = nullptr;
+
+namespace {
+// core::progress_core_shared's check: notes this rank's core in its area and looks for other
+// ranks of the host noted on the same one (sched_getcpu reads the rseq area: no system call).
+// A rank noted there may have moved since; it then costs one early yield (or move).
+core::share_state core_shared() {
+  const state& e = st();
+  const int32_t mine = int32_t(sched_getcpu()) + 1;
+  std::atomic<int32_t>& noted = e.seg.area(e.me_local).cpu;
+  if (noted.load(std::memory_order_relaxed) != mine) noted.store(mine, std::memory_order_relaxed);
+  const uint32_t n = e.seg.nlocal();
+  core::share_state s = core::share_none;
+  for (uint32_t l = 0; l < n; ++l) {
+    if (l == e.me_local || e.seg.area(l).cpu.load(std::memory_order_relaxed) != mine) continue;
+    if (l < e.me_local) return core::share_move;
+    s = core::share_stay;
+  }
+  return s;
+}
+}  // namespace
 
 errc ops::init() {
   g_state = new state;
@@ -55,6 +77,7 @@ errc ops::init() {
     auto& mine = e.seg.area(e.me_local);
     core::progress_set_doorbell(&mine.doorbell, &mine.sleeping);
     core::progress_set_local_ranks(int(e.seg.nlocal()));
+    core::progress_set_share_check(core_shared);
   } else {
     // Alone on this host: the only producers are this process's own threads.
     core::asym_fence_on = core::asym_fence_register();
@@ -67,6 +90,7 @@ void ops::finalize() {
   if (!g_state) return;
   core::progress_remove_poller(poll);
   core::progress_set_doorbell(nullptr, nullptr);
+  core::progress_set_share_check(nullptr);
   g_state->seg.close();
   delete g_state;
   g_state = nullptr;

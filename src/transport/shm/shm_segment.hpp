@@ -70,6 +70,9 @@ struct alignas(64) rank_area {
   int32_t pid;
   std::atomic<uint32_t> ready;
   std::atomic<uint32_t> asym_fence;  // 1: registered for the asymmetric fence (core/futex.hpp)
+  // 1 + the core this rank last noted while waiting (0: not known); its own line, so that noting
+  // it does not take the doorbell's line away from the ranks that ring it.
+  alignas(64) std::atomic<int32_t> cpu;
 };
 
 struct segment_params {
