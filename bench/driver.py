@@ -74,7 +74,7 @@ BENCHMARKS = [
           "linear", series=True, env_variants=True),
 ]
 
-UNIT_LABEL = {"us": "µs", "GB/s": "GB/s", "MB/s": "MB/s", "pct": "% overlap", "Mmsg/s": "million messages/s"}
+UNIT_LABEL = {"us": "µs", "GB/s": "GB/s", "MB/s": "MB/s", "pct": "% overlap", "Mmsg/s": "M msg/s"}
 
 # Environment variants: (key, label, base library key, extra environment).
 # They reuse the base library's executables and run only for benchmarks with
@@ -447,6 +447,8 @@ HEADLINE = [
     ("pt2pt_latency", "", None, 1 << 20, "Ping-pong latency, 1 MiB", "baton", ("mpich", "openmpi")),
     ("pt2pt_bandwidth", "", None, 8, "Streaming 8 B messages (window of 64)", "baton", ("mpich", "openmpi")),
     ("pt2pt_bandwidth", "", None, 1 << 20, "Streaming bandwidth, 1 MiB", "baton", ("mpich", "openmpi")),
+    ("pt2pt_mt_rate", "threads2", None, 8, "8 B message rate, 2 threads per rank (THREAD_MULTIPLE)", "baton",
+     ("mpich", "openmpi")),
     ("coll_latency", "allreduce", None, 8, "Allreduce, 8 B", "baton", ("mpich", "openmpi")),
     ("coll_latency", "allreduce", None, 1 << 20, "Allreduce, 1 MiB", "baton", ("mpich", "openmpi")),
     ("coll_latency", "bcast", None, 1 << 20, "Bcast, 1 MiB", "baton", ("mpich", "openmpi")),

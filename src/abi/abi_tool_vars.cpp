@@ -76,6 +76,17 @@ struct builder {
     v.read = std::move(read);
     return v;
   }
+  // A counter that counts while its handle is started (read gives the running total; the handle
+  // keeps the offset): stopped at 0, writable, resettable.
+  static pvar counter(const char* name, std::string desc, std::function<uint64_t()> read) {
+    pvar v = level(name, std::move(desc), std::move(read));
+    v.var_class = MPI_T_PVAR_CLASS_COUNTER;
+    v.verbosity = MPI_T_VERBOSITY_USER_DETAIL;
+    v.readonly = false;
+    v.continuous = false;
+    v.atomic = true;
+    return v;
+  }
 
   builder() {
     r.enums = {&g_switch, &g_thread_level};
@@ -146,22 +157,12 @@ struct builder {
                         [] { return p2p::engine_queues_now().posted; }));
     add_pvar(p2p, level("baton_p2p_sends_pending", "Point-to-point sends started and not yet complete.",
                         [] { return p2p::engine_queues_now().pending_sends; }));
-    {
-      pvar v;
-      v.name = "baton_p2p_fetches_handed_over";
-      v.desc =
-          "Rendezvous messages of 64 KiB or more that had arrived when a nonblocking receive (MPI_Irecv, "
-          "MPI_Start) matched them while the progress thread runs: their data were copied by the next poll "
-          "(the progress thread's, or a wait's), not inside the receive call, while the handle is started; "
-          "starts stopped at 0, can be written and reset.";
-      v.var_class = MPI_T_PVAR_CLASS_COUNTER;
-      v.verbosity = MPI_T_VERBOSITY_USER_DETAIL;
-      v.readonly = false;
-      v.continuous = false;
-      v.atomic = true;
-      v.read = [] { return p2p::engine_queues_now().fetches_handed_over; };
-      add_pvar(p2p, std::move(v));
-    }
+    add_pvar(p2p, counter("baton_p2p_fetches_handed_over",
+                          "Rendezvous messages of 64 KiB or more that had arrived when a nonblocking receive "
+                          "(MPI_Irecv, MPI_Start) matched them while the progress thread runs: their data were "
+                          "copied by the next poll (the progress thread's, or a wait's), not inside the receive "
+                          "call, while the handle is started; starts stopped at 0, can be written and reset.",
+                          [] { return p2p::engine_queues_now().fetches_handed_over; }));
 
     // ---- baton_coll ----
     add_cvar(coll, num("baton_coll_shm", value_kind::i32, MPI_T_VERBOSITY_TUNER_BASIC, MPI_T_SCOPE_CONSTANT,
@@ -185,16 +186,7 @@ struct builder {
                      "Messages that collectives sent to ranks on other hosts while the handle is started; starts "
                      "stopped at 0, can be written and reset.",
                      &coll::coll_remote_messages}}) {
-      pvar v;
-      v.name = name;
-      v.desc = desc;
-      v.var_class = MPI_T_PVAR_CLASS_COUNTER;
-      v.verbosity = MPI_T_VERBOSITY_USER_DETAIL;
-      v.readonly = false;
-      v.continuous = false;
-      v.atomic = true;
-      v.read = [read] { return uint64_t(read()); };
-      add_pvar(coll, std::move(v));
+      add_pvar(coll, counter(name, desc, [read] { return uint64_t(read()); }));
     }
     for (size_t k = 0; k < size_t(coll::coll_kind::count_); ++k) {
       const auto kind = coll::coll_kind(k);
@@ -253,20 +245,11 @@ struct builder {
                             "Request objects allocated now: nonblocking and persistent operations not yet "
                             "freed, including the library's internal ones.",
                             [] { return core::request_live_count(); }));
-    {
-      pvar v;
-      v.name = "baton_request_created";
-      v.desc =
-          "Request objects created (each nonblocking or persistent operation, and the library's internal "
-          "ones) while the handle is started; starts stopped at 0, can be written and reset.";
-      v.var_class = MPI_T_PVAR_CLASS_COUNTER;
-      v.verbosity = MPI_T_VERBOSITY_USER_DETAIL;
-      v.readonly = false;
-      v.continuous = false;
-      v.atomic = true;
-      v.read = [] { return core::request_created_count(); };
-      add_pvar(request, std::move(v));
-    }
+    add_pvar(request, counter("baton_request_created",
+                              "Request objects created (each nonblocking or persistent operation, and the library's "
+                              "internal ones) while the handle is started; starts stopped at 0, can be written and "
+                              "reset.",
+                              [] { return core::request_created_count(); }));
   }
 };
 
