@@ -1,6 +1,7 @@
 #include "core/progress.hpp"
 
 #include "core/futex.hpp"
+#include "core/stall.hpp"
 
 #include <time.h>
 
@@ -42,6 +43,29 @@ bool progress_poll() {
   std::vector<poll_fn>& v = pollers();
   for (size_t i = 0; i < v.size(); ++i) moved |= v[i]();
   return moved;
+}
+
+namespace {
+uint32_t g_idle_tests = 0;        // test polls that moved nothing (engine lock held)
+uint64_t g_idle_tests_since = 0;  // when the first of them came after progress (0: none yet)
+uint64_t g_idle_tests_checked = 0;
+}  // namespace
+
+bool progress_poll_test() {
+  if (progress_poll()) {
+    g_idle_tests_since = 0;
+    return true;
+  }
+  if ((++g_idle_tests & 63) != 0) return false;
+  const uint64_t now = progress_now_ns();
+  if (g_idle_tests_since == 0) {
+    g_idle_tests_since = now;
+    g_idle_tests_checked = now;
+    return false;
+  }
+  if (now - g_idle_tests_checked < stall_check_ns) return false;
+  g_idle_tests_checked = now;
+  return stall_check();
 }
 
 void progress_set_doorbell(std::atomic<uint32_t>* bell, std::atomic<uint32_t>* sleepers) {

@@ -23,6 +23,11 @@ void progress_add_poller(poll_fn fn);
 void progress_remove_poller(poll_fn fn);
 // Runs every registered poller once; true if any made progress.
 bool progress_poll();
+// progress_poll for the test calls (MPI_Test and its kin: the engine lock held): a program that
+// tests in a loop instead of waiting also gets the stall checks (core/stall.hpp) that a sleeping
+// wait runs, once its tests have moved nothing for stall_check_ns, then every stall_check_ns
+// (the clock is read every 64 idle tests). A check that failed something counts as progress.
+bool progress_poll_test();
 
 // The doorbell a sleeping thread of this process waits on: a futex word plus a count of sleepers.
 // By default both are process-local; the shared-memory transport points them into the shared

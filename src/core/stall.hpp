@@ -28,7 +28,9 @@ void stall_report(uint64_t stalled_ns);
 // collectives' mismatch check, src/coll/mismatch.cpp) registers a checker; progress_wait runs the
 // checkers once a wait has slept stall_check_ns without progress, and again every stall_check_ns
 // while it stays asleep (engine lock held). A checker returns true when it changed something (it
-// failed an operation), and the wait polls again at once. Waits that do not sleep never pay.
+// failed an operation), and the wait polls again at once. Waits that do not sleep never pay. A
+// program that tests in a loop (MPI_Test and its kin) runs them too, once its tests have moved
+// nothing for stall_check_ns (progress_poll_test).
 using stall_checker = bool (*)();
 void stall_add_checker(stall_checker c);
 constexpr uint64_t stall_check_ns = 100000000;  // 100 ms

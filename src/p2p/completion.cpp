@@ -14,13 +14,13 @@ void request_destroy(core::request* r) {
 
 void poll_once() {
   core::engine_guard g;
-  core::progress_poll();
+  core::progress_poll_test();
 }
 
 void poll_once(core::request* r) {
   core::engine_guard g;
   if (r->ops && r->ops->on_poll && r->ops->on_poll(r)) return;
-  core::progress_poll();
+  core::progress_poll_test();
 }
 
 errc request_free(core::request* r) {

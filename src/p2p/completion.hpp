@@ -48,7 +48,8 @@ void wait_until(Done&& done) {
   core::progress_wait(g, done);
 }
 
-// One round of progress: every subsystem polls once.
+// One round of progress for the test calls: every subsystem polls once (progress_poll_test: a test
+// loop that moves nothing for 100 ms runs the stall checks).
 void poll_once();
 // MPI_Test of one request: a kind that can move itself on (request_ops::on_poll) tries that first,
 // then the whole engine polls once.

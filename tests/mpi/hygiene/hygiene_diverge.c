@@ -12,6 +12,8 @@
  *   case 2: MPI_Gather, the root posts 256-byte blocks, the others send 64 KiB
  *   case 3: rank 0 calls MPI_Allreduce (one int), the others MPI_Bcast (400 KB from rank 1)
  *   case 4: MPI_Iallgather + MPI_Wait, rank 0 64 KiB blocks, the others 256 bytes
+ *   case 5: MPI_Ibcast as case 1, completed by an MPI_Test loop (a rank that never sleeps in MPI;
+ *           given up after 20 s)
  *
  * HYGIENE_DIVERGE_CASE=k runs case k alone; HYGIENE_DIVERGE_SHOW=1 prints what each rank got. */
 #include <mpi.h>
@@ -73,6 +75,17 @@ static int run_case(int k, MPI_Comm c, int* buf, int* sbuf, int* expect_class)
             if (rc == MPI_SUCCESS) rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
             break;
         }
+        case 5: {
+            rc = MPI_Ibcast(buf, n, MPI_INT, 0, c, &req);
+            int flag = 0;
+            const double t0 = now();
+            while (rc == MPI_SUCCESS && !flag && now() - t0 < 20.0) rc = MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
+            if (rc == MPI_SUCCESS && !flag) {
+                CHECK(0, "case 5: MPI_Test never completed the request in 20 s");
+                rc = MPI_ERR_OTHER; /* the request stays pending: the communicator is left as it is */
+            }
+            break;
+        }
     }
     return rc;
 }
@@ -90,7 +103,7 @@ int main(int argc, char** argv)
     for (size_t i = 0; i < cap; i++) sbuf[i] = rank;
 
     const char* only = getenv("HYGIENE_DIVERGE_CASE");
-    for (int k = 0; k < 5; k++) {
+    for (int k = 0; k < 6; k++) {
         if (only && atoi(only) != k) continue;
         MPI_Comm c;
         CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &c));
@@ -98,13 +111,13 @@ int main(int argc, char** argv)
         /* What a rank that receives more than it posted posted; a guard follows. */
         /* (In case 4 the receivers of a recursive-doubling allgather may get rank 0's block
          * through a peer, already cut: some rank reports it, not necessarily each.) */
-        const int is_short = k == 4 ? 0 : (k == 0 || k == 1) ? rank != 0 : rank == 0;
+        const int is_short = k == 4 ? 0 : (k == 0 || k == 1 || k == 5) ? rank != 0 : rank == 0;
         size_t posted = SMALL;
         if (k == 2) posted = (size_t)64 * (size_t)size;
         if (k == 3) posted = 1;
         if (k == 4) posted = (size_t)64 * (size_t)size;
         for (size_t i = 0; i < cap; i++) buf[i] = FILL;
-        if ((k <= 1 && rank == 0) || (k == 3 && rank == 1))
+        if (((k <= 1 || k == 5) && rank == 0) || (k == 3 && rank == 1))
             for (size_t i = 0; i < (size_t)BIG; i++) buf[i] = (int)i;
         int expect = 0;
         const double t0 = now();
