@@ -16,10 +16,10 @@
 // point-to-point and MPI_Comm_dup still work). Every rank that waits on the mismatch finds it in
 // turn, or from the verdict a failing rank leaves in its log. Not checked: communicators without
 // a region (spanning hosts, BATON_COLL_SHM=0, intercommunicators), communicators before their
-// first blocking collective; there a mismatch still hangs (MPI_Test loops are checked: the test
-// calls run the checkers too, core::progress_poll_test), and BATON_STALL_WARN says where. (Copies of the logs sent between stalled ranks would
-// cover the first, but an unsolicited message to a rank that has left MPI never completes, and
-// MPI_Finalize waits for this rank's sends.)
+// first blocking collective; there a mismatch still hangs, and BATON_STALL_WARN says where.
+// (MPI_Test loops are checked: the test calls run the checkers too, core::progress_poll_test.
+// Copies of the logs sent between stalled ranks would cover the first, but an unsolicited message
+// to a rank that has left MPI never completes, and MPI_Finalize waits for this rank's sends.)
 #pragma once
 
 #include "coll/coll.hpp"
