@@ -51,13 +51,14 @@ share_state progress_core_shared();
 // Whether a spinning wait should yield its core now (out of line: only waits past give_way_ns ask):
 // - another rank of the host is noted on this core (progress_core_shared): two ranks left on one
 //   core beside a busy process spun 50 us per hand-over, and their 8-byte message rate fell from
-//   about 15 to 0.3 million/s in four launches of six (now 3.6 in the same placement). Where the
-//   host has a core per rank (spinning is on), the rank of higher index also moves off the core
-//   (at most every 20 ms: its affinity without this core, then back), so that the kernel, which
-//   had balanced the two half-idle ranks against the busy process, places them apart again;
+//   about 15 to 0.3 million/s in four launches of six (3.6 with the yield alone). Where the host
+//   has a core per rank (spinning is on), the rank of higher index also moves off the core (at
+//   most every 20 ms: its affinity without this core, then back), so that the kernel, which had
+//   balanced the two half-idle ranks against the busy process, places them apart again (14-15 in
+//   six launches of six);
 // - under MPI_THREAD_MULTIPLE, another application thread of this rank waits too: with two threads
 //   per rank on two cores (bench/pt2pt_mt_rate.c) the rate fell to about 1 million messages/s in
-//   one launch of four or five on an idle machine (now 8.6-9).
+//   one launch of four or five on an idle machine (now 8.0-8.9).
 bool progress_give_way();
 void progress_disarm();
 // Wakes the threads of this process asleep on the doorbell (new local work for the progress
@@ -169,17 +170,6 @@ inline uint64_t progress_now_ns() {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
-}
-
-inline void let_contenders_in(engine_guard& guard) {
-  std::atomic<int>& contenders = rt().engine_contenders;
-  const int before = contenders.load(std::memory_order_relaxed);
-  if (before == 0) return;
-  guard.unlock();
-  int i = 0;
-  while (contenders.load(std::memory_order_relaxed) >= before && ++i < 64) __builtin_ia32_pause();
-  if (i == 64) sched_yield();
-  guard.lock();
 }
 
 // Waits until done() holds, driving progress. Expects the engine lock held (guard) and releases
