@@ -46,20 +46,18 @@ bool progress_poll() {
 }
 
 namespace {
-uint32_t g_idle_tests = 0;        // test polls that moved nothing (engine lock held)
-uint64_t g_idle_tests_since = 0;  // when the first of them came after progress (0: none yet)
-uint64_t g_idle_tests_checked = 0;
+uint32_t g_idle_tests = 0;          // test polls that moved nothing (engine lock held)
+uint64_t g_idle_tests_checked = 0;  // the last check, or the first idle clock read (0: progress since)
 }  // namespace
 
 bool progress_poll_test() {
   if (progress_poll()) {
-    g_idle_tests_since = 0;
+    g_idle_tests_checked = 0;
     return true;
   }
   if ((++g_idle_tests & 63) != 0) return false;
   const uint64_t now = progress_now_ns();
-  if (g_idle_tests_since == 0) {
-    g_idle_tests_since = now;
+  if (g_idle_tests_checked == 0) {
     g_idle_tests_checked = now;
     return false;
   }
@@ -83,6 +81,9 @@ uint32_t progress_arm() {
 void progress_set_sleep_hook(bool (*hook)()) { g_sleep_hook.store(hook, std::memory_order_release); }
 
 namespace {
+// MPI_THREAD_MULTIPLE: several application threads may wait at once.
+bool app_threads() { return rt().threaded && rt().level == thread_level::multiple; }
+
 share_state (*g_share_check)() = nullptr;  // set and cleared while no other thread runs (init, finalize)
 
 // Moves the calling thread off its core: its affinity without that core, which makes the kernel
@@ -108,7 +109,7 @@ void progress_set_share_check(share_state (*check)()) { g_share_check = check; }
 share_state progress_core_shared() { return g_share_check ? g_share_check() : share_none; }
 
 bool progress_waiters_counted() {
-  return progress_thread_active() || (rt().threaded && rt().level == thread_level::multiple);
+  return progress_thread_active() || app_threads();
 }
 
 bool progress_give_way() {
@@ -116,8 +117,7 @@ bool progress_give_way() {
     if (s == share_move && g_backoff.spin_ns > 0) move_off_core();
     return true;
   }
-  return rt().threaded && rt().level == thread_level::multiple &&
-         g_waiters.load(std::memory_order_relaxed) > 1;
+  return app_threads() && g_waiters.load(std::memory_order_relaxed) > 1;
 }
 
 void progress_sleep(uint32_t token, long timeout_ns) {
