@@ -4,12 +4,23 @@
 #                              UCX; label ucx; not where it repeats another, see below)
 #   twohost.hydra.<test>.np<n> MPICH's mpiexec.hydra (PMI-1), ranks split across two simulated
 #                              hosts (label twohost)
-#   twohost.ompi.<test>.np<n>  Open MPI's mpirun (PMIx), same split (label twohost)
+#   twohost.ompi.<test>.np<n>  Open MPI's mpirun (PMIx), same split, for the launcher set below
+#                              (label twohost)
 #   twohost.hydra2.<test>.np<n> mpiexec.hydra with the ranks speaking PMI-2 (PMI_VERSION=2), for
-#                              the point-to-point suite and coll_basic (label twohost)
+#                              the launcher set (label twohost)
 #   twohost.slurm2.<test>.np<n> Slurm's srun --mpi=pmi2 on a throw-away two-node Slurm cluster
 #   twohost.slurmx.<test>.np<n> (tests/twohost/slurm.sh: slurmctld + one slurmd per host) and
-#                              srun --mpi=pmix, for the same programs as hydra2 (label twohost)
+#                              srun --mpi=pmix, for the launcher set (label twohost)
+#
+# hydra runs every program across the two hosts. The other launchers differ from it only in what
+# the process manager gives a rank: its wire-up (PMI-1, PMI-2 or PMIx put/get/fence), the names of
+# its host's shared-memory objects (from the job's key-value space name), the job attributes
+# (universe size, appnum) and process sets. After that the programs run the same code whatever
+# started them, so the other launchers run the launcher set, the programs that between them touch
+# each of those: point-to-point with every peer, the collectives' and the shared windows' segments,
+# the shared file pointer, an intercommunicator, sessions and process sets, and the queued ring.
+# (Every launcher ran every program until the serial chain of these runs reached 6 minutes of the
+# suite's 25.)
 #
 # Every program of the suites below runs at its largest registered rank count up to 4 (at least
 # 2; ranks in blocks, ceil(n/2) on the first host). The twohost runs skip (exit 77, with a line
@@ -32,7 +43,8 @@ set(BATON_TWOHOST_LABELS pt2pt coll coll_alg datatype async queue intercomm rma 
 set(BATON_TWOHOST_IO_DIR ${CMAKE_BINARY_DIR}/tests/io-shared)
 file(MAKE_DIRECTORY ${BATON_TWOHOST_IO_DIR})
 set(BATON_TWOHOST_EXCLUDE comm_create coll_persistent_alloc coll_persistent_alloc_noshm queue_cuda queue_cuda_device)
-set(BATON_TWOHOST_PMI2_EXTRA coll_basic)
+set(BATON_TWOHOST_LAUNCHER_SET pt2pt_nonblocking pt2pt_probe coll_basic coll_persistent_shm
+    rma_shared_query io_shared intercomm_basic buffers_session example_queue_ring)
 # Settings read only by the shared-memory transport and the shared-memory collectives and windows.
 set(BATON_SHM_ONLY_ENV BATON_SHM_CMA BATON_SHM_COOP_MIN BATON_COLL_SHM BATON_RMA_DIRECT BATON_PCOLL_SINGLE_COPY)
 
@@ -111,9 +123,9 @@ function(baton_register_transport_tests)
       endif()
     endif()
     if(BATON_BASH)
-      set(launchers hydra ompi)
-      if("pt2pt" IN_LIST labels OR t IN_LIST BATON_TWOHOST_PMI2_EXTRA)
-        list(APPEND launchers hydra2 slurm2 slurmx)
+      set(launchers hydra)
+      if(t IN_LIST BATON_TWOHOST_LAUNCHER_SET)
+        list(APPEND launchers ompi hydra2 slurm2 slurmx)
       endif()
       foreach(launcher IN LISTS launchers)
         if(launcher MATCHES "^slurm")
