@@ -22,7 +22,7 @@ int main(int argc, char** argv)
     int rank = 0, size = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    const long iters = argc > 1 ? atol(argv[1]) : 20000;
+    const long iters = argc > 1 ? atol(argv[1]) : 5000;
     double in = rank + 1.0, out = 0.0;
     const double want = size * (size + 1) / 2.0;
     for (int k = 0; k < 1000; ++k) CHECK_MPI(MPI_Allreduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
