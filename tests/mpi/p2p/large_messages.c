@@ -6,6 +6,7 @@
  * with the single-copy (process_vm_readv) path. Rank pairs beyond the first two only take part in
  * the final verdict. */
 #include <limits.h>
+#include <sys/mman.h>
 
 #include "mpitest.h"
 
@@ -33,7 +34,14 @@ int main(int argc, char** argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (rank < 2 && size >= 2) {
-        uint64_t* buf = mpitest_malloc((size_t)N_BYTES);
+        /* Transparent huge pages where the kernel offers them (madvise mode): 2 MiB pages cut the
+         * page faults of first touch and the page walks of the single-copy path ~500-fold. */
+        uint64_t* buf = mmap(NULL, (size_t)N_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (buf == MAP_FAILED) {
+            fprintf(stderr, "[rank %d] mmap of %lld bytes failed\n", rank, (long long)N_BYTES);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        (void)madvise(buf, (size_t)N_BYTES, MADV_HUGEPAGE);
         MPI_Status st;
         MPI_Count cnt = -1;
         int icnt = 0;
@@ -107,7 +115,7 @@ int main(int argc, char** argv)
             MPI_Count bad = check(buf, N_WORDS, 4);
             CHECK(bad < 0, "Irecv_c: word %lld wrong", (long long)bad);
         }
-        free(buf);
+        munmap(buf, (size_t)N_BYTES);
     }
     int rc = mpitest_finish();
     MPI_Finalize();
