@@ -13,13 +13,21 @@
 #define N_BYTES ((MPI_Count)2200 * 1024 * 1024)
 #define N_WORDS (N_BYTES / 8)
 
-static void fill(uint64_t* w, MPI_Count n, uint64_t seed)
+/* The fill and check loops touch only this program's own buffer: left uninstrumented under ASan,
+ * where the checks on their 2.2 GiB passes were most of the run (the library's copies stay checked). */
+#if defined(__SANITIZE_ADDRESS__)
+#define OWN_LOOP __attribute__((no_sanitize_address))
+#else
+#define OWN_LOOP
+#endif
+
+OWN_LOOP static void fill(uint64_t* w, MPI_Count n, uint64_t seed)
 {
     for (MPI_Count i = 0; i < n; ++i) w[i] = ((uint64_t)i * 0x9E3779B97F4A7C15ull) ^ seed;
 }
 
 /* Index of the first wrong word, or -1. */
-static MPI_Count check(const uint64_t* w, MPI_Count n, uint64_t seed)
+OWN_LOOP static MPI_Count check(const uint64_t* w, MPI_Count n, uint64_t seed)
 {
     for (MPI_Count i = 0; i < n; ++i)
         if (w[i] != (((uint64_t)i * 0x9E3779B97F4A7C15ull) ^ seed)) return i;
