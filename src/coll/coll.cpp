@@ -193,9 +193,13 @@ const plan* cache_repeat(const coll_args& a) {
 }
 }  // namespace
 
-void cache_clear() {
+void cache_forget() {
   for (cache_entry& e : g_cache) e.p->release();
   g_cache.clear();
+}
+
+void cache_clear() {
+  cache_forget();
   run_pool_clear();
   shm::region_release(core::rt().world);
 }

@@ -100,8 +100,11 @@ constexpr uint32_t agreement_ctx_offset = 98304;
 [[nodiscard]] errc start_agreement(core::comm* c, int* flag, core::request** out);
 // MPIX_Comm_agree: the same, blocking.
 [[nodiscard]] errc agree(core::comm* c, int* flag);
-// Drops every cached plan (at MPI_Finalize).
+// Drops every cached plan (at MPI_Finalize, with the pool of finished runs).
 void cache_clear();
+// Drops every cached plan (a communicator failed: src/coll/mismatch.cpp; an intercommunicator's
+// plans are cached under it, its failure is noted on its bridge).
+void cache_forget();
 // The layer's start-up and shutdown (core/runtime.hpp; coll_runtime.cpp): cache_clear at shutdown.
 extern const core::runtime_hook runtime_hook;
 // Blocking form: start + wait; returns the collective's error.

@@ -1,6 +1,7 @@
 #include "coll/mismatch.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -8,7 +9,9 @@
 #include "coll/shm_region.hpp"
 #include "core/comm.hpp"
 #include "core/datatype.hpp"
+#include "core/request.hpp"
 #include "core/stall.hpp"
+#include "p2p/p2p.hpp"
 
 namespace baton::coll {
 
@@ -82,7 +85,9 @@ void settle(core::comm* c, uint64_t seq, core::errc e, const std::string& why) {
   c->coll_failed = e;
   c->coll_failed_why = why;
   c->coll_shm_state = shm::state_failed;  // cached plans miss, and prepare() refuses
-  shm::region_of(c)->log.failed().store((seq + 1) | uint64_t(uint32_t(e)) << 48, std::memory_order_release);
+  cache_forget();  // (an intercommunicator's plans are cached under it, not its bridge)
+  if (shm::region* g = shm::region_of(c))
+    g->log.failed().store((seq + 1) | uint64_t(uint32_t(e)) << 48, std::memory_order_release);
   (void)core::error_set(e, "%s", why.c_str());
   runs_fail(c, e);
 }
@@ -163,6 +168,121 @@ bool check_logs() {
 }
 
 }  // namespace
+
+namespace {
+void on_discarded(core::request* q) { core::request_delete(q); }
+
+// Takes the messages waiting on context ctx for collective `bits` with receives of no room: the
+// engine completes them at once (eager) or after fetching nothing (rendezvous), so their senders'
+// calls complete, and no later communicator on the context finds them.
+void discard(core::comm* c, uint32_t ctx, uint32_t bits) {
+  for (const p2p::waiting_message& m : p2p::unexpected_on(ctx))
+    if (m.tag >= 0 && ((uint32_t(m.tag) >> 12) & 0x3ffff) == bits)
+      (void)p2p::start_internal(core::req_kind::recv, nullptr, 0, core::predefined_datatype(0x247), m.src, m.tag, c,
+                                ctx, on_discarded, nullptr, 0);
+}
+
+// A verdict (schedule.hpp, verdict_tag): the collective the sender failed the communicator at, its
+// class, and the members of the communicator (a hash of their world ranks), so that a message
+// still in flight when its communicator was freed is not taken for another one's.
+struct verdict {
+  uint64_t magic = 0x5645524449435431ull;  // "VERDICT1"
+  uint64_t seq = 0;
+  uint64_t members = 0;
+  int32_t error = 0;
+  int32_t pad = 0;
+};
+uint64_t members_hash(const core::comm* c) {
+  return core::fnv1a(c->world.data(), c->world.size() * sizeof(int), core::fnv_offset);
+}
+void on_verdict_sent(core::request* q) {
+  delete static_cast<verdict*>(q->ext);
+  core::request_delete(q);
+}
+
+// Tells every other rank of c that this one failed c at collective seq.
+void send_verdicts(core::comm* c, uint64_t seq, core::errc e) {
+  for (int r = 0; r < c->size; ++r) {
+    if (r == c->rank) continue;
+    auto* v = new verdict;
+    v->seq = seq;
+    v->members = members_hash(c);
+    v->error = int32_t(e);
+    (void)p2p::start_internal(core::req_kind::send, v, int64_t(sizeof *v), core::predefined_datatype(0x247), r,
+                              verdict_tag, c, c->ctx + 1, on_verdict_sent, v, 0);
+  }
+}
+
+// Takes the verdicts waiting for c that are due. Returns true if one failed c: it is for this
+// communicator (its members) and this rank waits at that collective or at most 64 later (a peer
+// whose own part had finished waits at its next collective there for the rank that refuses it).
+// One for a collective this rank has not reached waits; one of other members, or far behind, goes.
+bool take_verdicts(core::comm* c, uint64_t waiting_seq) {
+  const uint32_t ctx = c->ctx + 1;
+  for (const p2p::waiting_message& m : p2p::unexpected_on(ctx)) {
+    if (m.tag != verdict_tag) continue;
+    verdict v;
+    v.magic = 0;
+    if (m.data != nullptr && m.len == sizeof v) std::memcpy(&v, m.data, sizeof v);
+    const bool ours = v.magic == verdict{}.magic && v.members == members_hash(c);
+    if (ours && waiting_seq < v.seq) continue;
+    // Take it (an eager message waiting whole: matched within the call).
+    (void)p2p::start_internal(core::req_kind::recv, nullptr, 0, core::predefined_datatype(0x247), m.src, verdict_tag,
+                              c, ctx, on_discarded, nullptr, 0);
+    if (!ours || waiting_seq - v.seq > 64) return take_verdicts(c, waiting_seq);  // the list changed
+    settle(c, v.seq, core::errc(v.error),
+           where_text(c, v.seq) + ": rank " + std::to_string(m.src) +
+               " found that the ranks' calls disagree there (its error says how), and the communicator's collectives "
+               "cannot go on");
+    return true;
+  }
+  return false;
+}
+}  // namespace
+
+bool check_strays() {
+  // Verdicts first: the peer that sent one knows how the calls disagree.
+  for (const pending_collective& p : runs_pending())
+    if (take_verdicts(p.c, p.seq)) return true;
+  stray_message m;
+  if (!runs_find_stray(&m)) return false;
+  core::comm* c = m.c;
+  // The collective's number: the latest one issued here whose tags carry these sequence bits.
+  const uint64_t bits = uint64_t((m.tag_prefix >> 12) & 0x3ffff);
+  uint64_t seq = bits;
+  if (c->coll_seq > bits) seq = c->coll_seq - 1 - ((c->coll_seq - 1 - bits) & 0x3ffff);
+  const algorithm* al = m.p ? m.p->al : nullptr;
+  const std::string mine = std::string(al ? coll_name(al->kind) : "collective") + " (algorithm " +
+                           (al ? al->name : "?") + ")";
+  const std::string from = "rank " + std::to_string(m.src);
+  const char* disagree = "the ranks' calls disagree (counts or datatypes that select other algorithms, other roots, "
+                         "or other collectives at this point)";
+  const bool nb_mine = (m.tag_prefix & (1 << 30)) != 0, nb_theirs = (m.tag & (1 << 30)) != 0;
+  core::errc e = core::errc::truncate;
+  std::string why = where_text(c, seq) + ": ";
+  if (m.finished) {
+    why += from + " sent a message of " + std::to_string(m.len) + " bytes for it after this rank's call had taken " +
+           "all it expected and returned: " + disagree;
+  } else if (m.moved_on) {
+    why += "this rank's " + mine + " waits for " + std::to_string(m.room) + " bytes from " + from +
+           ", which has gone on to later collectives without sending them: " + disagree;
+  } else if (nb_mine != nb_theirs) {
+    e = core::errc::other;
+    why += from + " called a " + (nb_theirs ? "nonblocking" : "blocking") + " collective where this rank called a " +
+           (nb_mine ? "nonblocking " : "blocking ") + mine +
+           "; blocking and nonblocking collectives never match each other";
+  } else if (m.room < 0) {
+    why += from + " sent a message of " + std::to_string(m.len) + " bytes that this rank's " + mine +
+           " has no receive for: " + disagree;
+  } else {
+    why += from + " sent " + std::to_string(m.len) + " bytes where this rank's " + mine + " receives " +
+           std::to_string(m.room) + ": the ranks' counts or datatypes disagree";
+  }
+  settle(c, seq, e, why);
+  discard(c, m.ctx, uint32_t(bits));
+  if (shm::region_of(c) == nullptr) send_verdicts(c, seq, e);
+  return true;
+}
 
 void log_register(core::comm* c) {
   static const bool registered = [] {

@@ -14,12 +14,20 @@
 // different algorithms), MPI_ERR_ROOT or MPI_ERR_OTHER (a different collective), and the
 // communicator refuses later collectives (its collective state no longer agrees between ranks;
 // point-to-point and MPI_Comm_dup still work). Every rank that waits on the mismatch finds it in
-// turn, or from the verdict a failing rank leaves in its log. Not checked: communicators without
-// a region (spanning hosts, BATON_COLL_SHM=0, intercommunicators), communicators before their
-// first blocking collective; there a mismatch still hangs, and BATON_STALL_WARN says where.
-// (MPI_Test loops are checked: the test calls run the checkers too, core::progress_poll_test.
-// Copies of the logs sent between stalled ranks would cover the first, but an unsolicited message
-// to a rank that has left MPI never completes, and MPI_Finalize waits for this rank's sends.)
+// turn, or from the verdict a failing rank leaves in its log. (MPI_Test loops are checked: the test
+// calls run the checkers too, core::progress_poll_test.)
+//
+// Communicators without a region (spanning hosts, BATON_COLL_SHM=0, intercommunicators, before
+// the first blocking collective) are checked by what waits in the unexpected queues
+// (check_strays, schedule.hpp's runs_find_stray): a message of a pending collective that this
+// rank's plan has no receive or room for, one of a collective that already finished here, or a
+// later collective's from a rank that a blocking collective still waits for. The rank that finds
+// one fails the communicator and sends each peer a verdict (a 32-byte message on the collective
+// context, tag verdict_tag: the collective, the class, a hash of the members); a stalled peer
+// takes it and fails too. Its own strays are taken with receives of no room (their senders
+// complete), and a failed communicator's context stays reserved after it is freed, since more may
+// arrive. There only ranks that receive something can tell: a receiver fed no more than it posted
+// by a peer (a binomial tree under a root that passed more) returns success.
 #pragma once
 
 #include "coll/coll.hpp"
@@ -31,6 +39,11 @@ class comm;
 }
 
 namespace baton::coll {
+
+// The stall checker that reads the unexpected queues (schedule.hpp, runs_find_stray): a message
+// for a pending collective that this rank's plan has no receive for, or no room for, fails the
+// communicator as a log difference does. Registered with the collective poller.
+bool check_strays();
 
 // c's region is ready: its log lives there (region::log is this rank's writer) / about to be
 // unmapped (drops the logged plan).

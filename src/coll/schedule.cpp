@@ -6,9 +6,11 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <unordered_map>
 #include <vector>
 
 #include "coll/hosts.hpp"
+#include "coll/mismatch.hpp"
 #include "coll/shm_region.hpp"
 #include "core/comm.hpp"
 #include "core/datatype.hpp"
@@ -16,6 +18,7 @@
 #include "core/reduce.hpp"
 #include "core/progress.hpp"
 #include "core/runtime.hpp"
+#include "core/stall.hpp"
 #include "p2p/p2p.hpp"
 
 namespace baton::coll {
@@ -366,7 +369,21 @@ run* g_live = nullptr;  // runs that are not bound, request pending (intrusive l
 void live_link(run* r) { list_push<&run::live_prev, &run::live_next>(g_live, r); }
 void live_unlink(run* r) { list_remove<&run::live_prev, &run::live_next>(g_live, r); }
 
+// The last collectives that finished here (runs_find_stray): a message of one of them still
+// waiting unmatched came from a plan that sent more than this rank's took.
+struct finished_run {
+  uint64_t serial = 0;  // the communicator's (core::comm::serial)
+  uint32_t ctx = 0;
+  uint32_t bits = 0;    // sequence bits of the run's tags
+};
+constexpr size_t finished_keep = 64;
+finished_run g_finished[finished_keep];
+size_t g_finished_next = 0;
+
+uint32_t seq_bits(int tag) { return uint32_t(tag >> 12) & 0x3ffff; }
+
 void finish_run(run* r) {
+  if (!r->bound) g_finished[g_finished_next++ % finished_keep] = finished_run{r->c->serial, r->ctx, seq_bits(r->tag_prefix)};
   core::request* u = r->user;
   u->status = core::req_status{};
   u->status.error = r->error;
@@ -568,6 +585,104 @@ void runs_fail(core::comm* c, errc e) {
   }
 }
 
+namespace {
+// Whether a receive step of r still waits for its message: not started, or posted and unmatched.
+bool recv_waiting(const run* r, uint32_t i) {
+  if (r->unstarted || r->waiting[i] > 0) return true;
+  const core::request* q = r->reqs[i];
+  return q != nullptr && q != starting && !q->matched_;
+}
+}  // namespace
+
+std::vector<pending_collective> runs_pending() {
+  std::vector<pending_collective> out;
+  for (run* r = g_live; r != nullptr; r = r->live_next) {
+    core::comm* c = r->c;
+    if (r->failed || r->tag_prefix < 0 || r->ctx != c->ctx + 1 || c->coll_failed != errc::success ||
+        shm::region_of(c))
+      continue;
+    // The latest collective issued here whose tags carry the run's sequence bits.
+    const uint32_t bits = seq_bits(r->tag_prefix);
+    const uint64_t seq = c->coll_seq > bits ? c->coll_seq - 1 - ((c->coll_seq - 1 - bits) & 0x3ffff) : bits;
+    auto it = std::find_if(out.begin(), out.end(), [c](const pending_collective& p) { return p.c == c; });
+    if (it == out.end())
+      out.push_back(pending_collective{c, seq});
+    else
+      it->seq = std::max(it->seq, seq);
+  }
+  return out;
+}
+
+bool runs_find_stray(stray_message* out) {
+  // The candidate runs by (context, sequence bits of the tag): a message of another collective
+  // never carries a pending run's sequence number (see make_tag_prefix).
+  std::unordered_map<uint64_t, run*> by_key;
+  std::vector<uint32_t> ctxs;
+  for (run* r = g_live; r != nullptr; r = r->live_next) {
+    // (A communicator with a region is checked by the ranks' logs, which know more.)
+    if (r->failed || r->tag_prefix < 0 || r->c->coll_failed != errc::success || shm::region_of(r->c)) continue;
+    if (std::any_of(r->p->steps.begin(), r->p->steps.end(), [](const step& s) { return s.kind == step_kind::task; }))
+      continue;
+    by_key[uint64_t(r->ctx) << 32 | seq_bits(r->tag_prefix)] = r;
+    if (std::find(ctxs.begin(), ctxs.end(), r->ctx) == ctxs.end()) ctxs.push_back(r->ctx);
+  }
+  for (uint32_t ctx : ctxs) {
+    const std::vector<p2p::waiting_message> msgs = p2p::unexpected_on(ctx);
+    // 1. A message of a pending collective that its plan has no receive for, or no room for.
+    for (const p2p::waiting_message& m : msgs) {
+      if (m.tag < 0) continue;  // persistent collectives, communicator creation
+      const auto it = by_key.find(uint64_t(ctx) << 32 | seq_bits(m.tag));
+      if (it == by_key.end()) continue;
+      const run* r = it->second;
+      int64_t room = -1;
+      // The blocking bit must agree too: blocking and nonblocking collectives never match.
+      if ((m.tag & (1 << 30)) == (r->tag_prefix & (1 << 30))) {
+        for (const step& s : r->p->steps)
+          if (s.kind == step_kind::recv && s.peer == m.src && (r->tag_prefix | int(s.ordinal)) == m.tag)
+            room = std::max(room, s.count * int64_t(s.type->size()));
+      }
+      if (room >= 0 && uint64_t(room) >= m.len) continue;
+      *out = stray_message{r->c, r->p, r->tag_prefix, m.src, m.tag, m.len, room, false};
+      out->ctx = ctx;
+      return true;
+    }
+    // 2. A message of a collective that finished here: the sender's plan had more for this rank.
+    for (const p2p::waiting_message& m : msgs) {
+      if (m.tag < 0 || by_key.count(uint64_t(ctx) << 32 | seq_bits(m.tag))) continue;
+      for (const auto& [key, r] : by_key) {
+        if (r->ctx != ctx) continue;
+        for (const finished_run& f : g_finished) {
+          if (f.serial != r->c->serial || f.ctx != ctx || f.bits != seq_bits(m.tag)) continue;
+          *out = stray_message{r->c, nullptr, int(f.bits << 12) | (m.tag & (1 << 30)), m.src, m.tag, m.len, -1, false};
+          out->finished = true;
+          out->ctx = ctx;
+          return true;
+        }
+        break;  // every run of one context is of one communicator
+      }
+    }
+    // 3. A blocking collective waits for a message from a rank that has sent messages of later
+    // collectives: that rank's call had returned (every send of it had gone before them, and a
+    // pair's messages arrive in order), so what this rank waits for will never come.
+    for (const auto& [key, r] : by_key) {
+      if (r->ctx != ctx || (r->tag_prefix & (1 << 30)) != 0) continue;
+      const uint32_t mine = seq_bits(r->tag_prefix);
+      for (uint32_t i = 0; i < r->p->steps.size(); ++i) {
+        const step& s = r->p->steps[i];
+        if (s.kind != step_kind::recv || !recv_waiting(r, i)) continue;
+        for (const p2p::waiting_message& m : msgs) {
+          const uint32_t ahead = (seq_bits(m.tag) - mine) & 0x3ffff;
+          if (m.src != s.peer || m.tag < 0 || ahead == 0 || ahead >= 0x20000) continue;
+          *out = stray_message{r->c, r->p, r->tag_prefix, m.src, m.tag, m.len, s.count * int64_t(s.type->size()), true};
+          out->ctx = ctx;
+          return true;
+        }
+      }
+    }
+  }
+  return false;
+}
+
 void run_pool_clear() {
   pool_lock g;
   for (run* r : g_run_pool) {
@@ -612,6 +727,7 @@ const core::request_ops coll_request_ops{refuse_free, refuse_cancel, nullptr, de
 void schedule_init() {
   if (g_registered) return;
   core::progress_add_poller(coll_poll);
+  core::stall_add_checker(check_strays);
   g_registered = true;
 }
 

@@ -193,6 +193,11 @@ inline int make_tag_prefix(uint64_t seq, bool nonblocking) {
   return (nonblocking ? (1 << 30) : 0) | static_cast<int>((seq & 0x3ffff) << 12);
 }
 
+// The verdict of a rank that failed a communicator without a shared-memory region (where peers
+// read it from its log instead): a message on the collective context with this tag, which no
+// collective, persistent collective or communicator creation uses (src/coll/mismatch.cpp).
+constexpr int verdict_tag = -4000;
+
 // ---- Runs bound once and started many times (persistent collectives: src/coll/persistent.cpp) ----
 //
 // Persistent collectives match in a tag space of their own: negative tags in (-2^30, -4096], one
@@ -234,6 +239,38 @@ void run_pool_clear();
 // their requests complete once no receive of theirs can still write into a user buffer. Runs
 // with file-access steps are left alone (their steps belong to an I/O worker).
 void runs_fail(core::comm* c, errc e);
+
+// Evidence in the unexpected queues that the ranks of a communicator with a pending run disagree
+// (src/coll/mismatch.cpp), which works where no shared-memory log does (across hosts, before a
+// communicator's region, intercommunicators): a message of the run's collective that none of its
+// receive steps takes, or takes with less room (the peer's plan is not this one); a message of one
+// of the last 64 collectives that finished here (the peer's plan sent more); or, for a blocking
+// run, a message of a later collective from a rank that one of its receive steps still waits for
+// (that rank's call returned without sending it).
+struct stray_message {
+  core::comm* c = nullptr;        // the communicator (an intercommunicator's bridge)
+  const plan* p = nullptr;        // the pending run's plan (valid while the engine lock is held;
+                                  // nullptr for `finished`)
+  int tag_prefix = 0;             // of the collective at fault (make_tag_prefix)
+  int src = 0, tag = 0;           // the message's
+  uint64_t len = 0;
+  int64_t room = -1;              // bytes of the receive step of that source and ordinal (-1: none;
+                                  // moved_on: of the step that waits)
+  bool moved_on = false;          // the third kind
+  bool finished = false;          // the second kind
+  uint32_t ctx = 0;               // the matching context the messages came on
+};
+// Finds one among the pending runs that are neither bound nor failed, have no file-access steps
+// and run on a communicator without a shared-memory region (whose ranks' logs are checked
+// instead) (engine lock held; a stall check: it walks every unexpected message of their contexts).
+bool runs_find_stray(stray_message* out);
+// The communicators without a region with pending runs on their collective context (not bound,
+// not failed), each once, with the sequence number of the latest such run (engine lock held).
+struct pending_collective {
+  core::comm* c = nullptr;
+  uint64_t seq = 0;
+};
+std::vector<pending_collective> runs_pending();
 
 // Registers the collective poller with the progress engine (once).
 void schedule_init();

@@ -23,6 +23,11 @@ errhandler* errhandler_predefined(errhandler_kind k) {
   return &table[int(k)];
 }
 
+uint64_t comm_serial_next() {
+  static std::atomic<uint64_t> next{0};
+  return next.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
 void comm::release() {
   if (predefined) return;
   if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
@@ -31,9 +36,12 @@ void comm::release() {
     if (bsend) comm_bsend_free(bsend);
     if (inter) {
       if (bridge) bridge->release();  // the bridge owns the context
-    } else {
+    } else if (coll_failed == errc::success) {
       context_release(ctx);
     }
+    // A communicator whose collectives failed (src/coll/mismatch.cpp) keeps its context pair
+    // reserved for the rest of the run: messages of the calls that disagreed may still arrive,
+    // and a communicator given the context again must not receive them.
     if (eh) eh->release();
     delete this;
   }

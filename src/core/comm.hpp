@@ -40,9 +40,14 @@ class errhandler : public slab_allocated<errhandler> {
 };
 errhandler* errhandler_predefined(errhandler_kind k);
 
+// A number no other communicator object of this process had or will have (a freed one's
+// address and context come back; this does not).
+uint64_t comm_serial_next();
+
 class comm : public slab_allocated<comm> {
  public:
   uint32_t magic = comm_magic;
+  uint64_t serial = comm_serial_next();
   uint32_t ctx = 0;       // point-to-point context; ctx + 1 is the collective context
   int rank = 0;
   int size = 0;

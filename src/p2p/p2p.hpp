@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/error.hpp"
 #include "core/request.hpp"
@@ -173,6 +174,19 @@ namespace baton::p2p {
 [[nodiscard]] errc isendrecv(const void* sendbuf, int64_t scount, const datatype* stype, int dest, int stag,
                              void* recvbuf, int64_t rcount, const datatype* rtype, int source, int rtag, comm* c,
                              bool replace, request** out);
+}  // namespace baton::p2p
+
+namespace baton::p2p {
+// For the collectives' mismatch check (src/coll/mismatch.cpp; engine lock held, only after a
+// wait has stalled): the messages waiting unmatched on matching context ctx, in arrival order,
+// with an eager one's data (valid until the queue changes; nullptr for a rendezvous message).
+struct waiting_message {
+  int src = 0;
+  int tag = 0;
+  uint64_t len = 0;
+  const void* data = nullptr;
+};
+std::vector<waiting_message> unexpected_on(uint32_t ctx);
 }  // namespace baton::p2p
 
 namespace baton::p2p {

@@ -1,4 +1,5 @@
-// Probes and matched probes (MPI_Probe, MPI_Iprobe, MPI_Mprobe, MPI_Improbe, MPI_Imrecv).
+// Probes and matched probes (MPI_Probe, MPI_Iprobe, MPI_Mprobe, MPI_Improbe, MPI_Imrecv), and the
+// look at the unexpected queues that the collectives' mismatch check takes.
 #include "core/comm.hpp"
 #include "core/datatype.hpp"
 #include "core/progress.hpp"
@@ -133,5 +134,13 @@ errc imrecv(void* buf, int64_t count, const datatype* dt, message* msg, request*
   return errc::success;
 }
 
+
+std::vector<waiting_message> unexpected_on(uint32_t ctx) {
+  std::vector<waiting_message> out;
+  const match_ctx& m = ctx_of(ctx);
+  for (const unexpected* u = m.uq_head; u; u = u->next)
+    out.push_back(waiting_message{u->src, u->tag, u->len, u->kind == uq_kind::eager ? u->data : nullptr});
+  return out;
+}
 
 }  // namespace baton::p2p

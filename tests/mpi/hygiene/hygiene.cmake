@@ -124,3 +124,8 @@ endforeach()
 # threshold, different collectives at one point) fail within seconds instead of hanging. One host
 # only (the check reads the communicator's shared-memory region): not in the ucx/twohost runs.
 add_mpi_test(NAME hygiene_diverge SOURCES hygiene_diverge.c NP 1 2 3 4 8 TIMEOUT 60 LABELS hygiene)
+# The same without a region, where the messages show the mismatch (the program's comment says what
+# it asks then): here with BATON_COLL_SHM=0, and (label coll) with every rank through UCX and
+# across the two simulated hosts.
+add_mpi_test(NAME hygiene_diverge_messages PROGRAM hygiene_diverge NP 2 3 4 TIMEOUT 60 LABELS hygiene coll
+             ENV BATON_COLL_SHM=0 HYGIENE_DIVERGE_MESSAGES=1)

@@ -14,8 +14,23 @@
  *   case 4: MPI_Iallgather + MPI_Wait, rank 0 64 KiB blocks, the others 256 bytes
  *   case 5: MPI_Ibcast as case 1, completed by an MPI_Test loop (a rank that never sleeps in MPI;
  *           given up after 20 s)
+ *   case 6: MPI_Bcast, root 4 KB, receivers 400 KB (they wait for more than the root sends)
  *
- * HYGIENE_DIVERGE_CASE=k runs case k alone; HYGIENE_DIVERGE_SHOW=1 prints what each rank got. */
+ * HYGIENE_DIVERGE_CASE=k runs case k alone; HYGIENE_DIVERGE_SHOW=1 prints what each rank got
+ * (HYGIENE_DIVERGE_ALL=1 as well: every rank's messages).
+ *
+ * HYGIENE_DIVERGE_MESSAGES=1: for communicators without a shared-memory region (BATON_COLL_SHM=0,
+ * all ranks through UCX, ranks on two hosts), where only the messages show a mismatch: a message
+ * for a collective that the receiver's plan has no receive or room for, one that arrives after
+ * the receiver's call had taken all it expected, or a later collective's from a rank that the
+ * receiver still waits for; the rank that finds it tells the others. No call may hang or write
+ * past a buffer, and some rank must report the error, but a receiver that got no more than it
+ * posted may return success (only the logs of a region show it the root's count), a different
+ * collective may be reported as MPI_ERR_TRUNCATE, and a later collective already started when a
+ * rank learns of the failure may still complete on some ranks. Case 6 is left out there (unless
+ * HYGIENE_DIVERGE_CASE=6 asks for it): with the ranks on two hosts, the root that passed less goes
+ * on to a collective whose first step waits for a receiver, and no rank holds a message that shows
+ * the mismatch (at 2 ranks the root's one message is shorter than posted, which a receive takes). */
 #include <mpi.h>
 #include <time.h>
 
@@ -75,6 +90,9 @@ static int run_case(int k, MPI_Comm c, int* buf, int* sbuf, int* expect_class)
             if (rc == MPI_SUCCESS) rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
             break;
         }
+        case 6:
+            rc = MPI_Bcast(buf, rank == 0 ? SMALL : BIG, MPI_INT, 0, c);
+            break;
         case 5: {
             rc = MPI_Ibcast(buf, n, MPI_INT, 0, c, &req);
             int flag = 0;
@@ -103,21 +121,25 @@ int main(int argc, char** argv)
     for (size_t i = 0; i < cap; i++) sbuf[i] = rank;
 
     const char* only = getenv("HYGIENE_DIVERGE_CASE");
-    for (int k = 0; k < 6; k++) {
+    const int messages = getenv("HYGIENE_DIVERGE_MESSAGES") != NULL;
+    for (int k = 0; k < 7; k++) {
         if (only && atoi(only) != k) continue;
+        /* By messages, case 6 is not covered everywhere: across two hosts the root goes on to a
+         * collective whose first step waits for a receiver, and no rank holds evidence. */
+        if (messages && k == 6 && !only) continue;
         MPI_Comm c;
         CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &c));
         CHECK_MPI(MPI_Barrier(c)); /* the first blocking collective sets up the shared region */
         /* What a rank that receives more than it posted posted; a guard follows. */
         /* (In case 4 the receivers of a recursive-doubling allgather may get rank 0's block
          * through a peer, already cut: some rank reports it, not necessarily each.) */
-        const int is_short = k == 4 ? 0 : (k == 0 || k == 1 || k == 5) ? rank != 0 : rank == 0;
+        const int is_short = k == 4 || k == 6 ? 0 : (k == 0 || k == 1 || k == 5) ? rank != 0 : rank == 0;
         size_t posted = SMALL;
         if (k == 2) posted = (size_t)64 * (size_t)size;
         if (k == 3) posted = 1;
         if (k == 4) posted = (size_t)64 * (size_t)size;
         for (size_t i = 0; i < cap; i++) buf[i] = FILL;
-        if (((k <= 1 || k == 5) && rank == 0) || (k == 3 && rank == 1))
+        if (((k <= 1 || k == 5 || k == 6) && rank == 0) || (k == 3 && rank == 1))
             for (size_t i = 0; i < (size_t)BIG; i++) buf[i] = (int)i;
         int expect = 0;
         const double t0 = now();
@@ -127,8 +149,9 @@ int main(int argc, char** argv)
         if (size == 1) {
             CHECK(rc == MPI_SUCCESS, "case %d at 1 rank: error class %d", k, cls);
         } else {
-            CHECK(cls == expect || (cls == MPI_SUCCESS && !is_short), "case %d: error class %d, expected %d", k, cls,
-                  expect);
+            const int alt = messages ? MPI_ERR_TRUNCATE : expect; /* a different collective, seen in the data */
+            CHECK(cls == expect || cls == alt || (cls == MPI_SUCCESS && (!is_short || messages)),
+                  "case %d: error class %d, expected %d", k, cls, expect);
             CHECK(took < 10.0, "case %d: the call took %.1f s", k, took);
             if (is_short && k != 3)
                 for (size_t i = posted; i < posted + GUARD; i++)
@@ -141,7 +164,7 @@ int main(int argc, char** argv)
                 int len = 0;
                 MPI_Error_string(rc, msg, &len);
                 CHECK(len > 20, "case %d: a message names the problem: '%s'", k, msg);
-                if (rank == 1 && getenv("HYGIENE_DIVERGE_SHOW")) printf("case %d: %s\n", k, msg);
+                if ((rank == 1 || getenv("HYGIENE_DIVERGE_ALL")) && getenv("HYGIENE_DIVERGE_SHOW")) printf("case %d: %s\n", k, msg);
             }
             /* Later collectives on it are refused with the same class, on every rank: refused at
              * once where the call failed, found by the stall check where it had finished. */
@@ -149,10 +172,17 @@ int main(int argc, char** argv)
             const double t1 = now();
             const int rc2 = MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, c);
             const int cls2 = err_class(rc2);
-            CHECK(cls2 == expect || cls2 == MPI_SUCCESS, "case %d: a later collective gave class %d, expected %d", k,
-                  cls2, expect);
-            if (getenv("HYGIENE_DIVERGE_SHOW"))
+            CHECK(cls2 == expect || cls2 == alt || cls2 == MPI_SUCCESS,
+                  "case %d: a later collective gave class %d, expected %d", k, cls2, expect);
+            if (getenv("HYGIENE_DIVERGE_SHOW")) {
                 printf("rank %d case %d: classes %d then %d (sum %d)\n", rank, k, cls, cls2, sum);
+                if (rc2 != MPI_SUCCESS && getenv("HYGIENE_DIVERGE_ALL")) {
+                    char msg[MPI_MAX_ERROR_STRING];
+                    int len = 0;
+                    MPI_Error_string(rc2, msg, &len);
+                    printf("rank %d case %d, later: %s\n", rank, k, msg);
+                }
+            }
             CHECK(now() - t1 < 10.0, "case %d: the later collective took %.1f s", k, now() - t1);
             MPI_Comm d;
             CHECK_MPI(MPI_Comm_dup(c, &d));
@@ -170,7 +200,7 @@ int main(int argc, char** argv)
             CHECK(any == 1, "case %d: no rank reported an error", k);
             CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, d));
             CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, d));
-            CHECK(lo == hi, "case %d: later collectives gave classes %d to %d across the ranks", k, lo, hi);
+            CHECK(lo == hi || messages, "case %d: later collectives gave classes %d to %d across the ranks", k, lo, hi);
             CHECK_MPI(MPI_Comm_free(&d));
             /* Point-to-point on the failed communicator still works. */
             int token = rank;
