@@ -213,6 +213,61 @@ void send_verdicts(core::comm* c, uint64_t seq, core::errc e) {
   }
 }
 
+// A probe (schedule.hpp, probe_tag): the sender waits at collective `seq` (its tags' prefix) for
+// this rank's message of `ordinal`.
+struct probe {
+  uint64_t magic = 0x50524f4245303031ull;  // "PROBE001"
+  uint64_t seq = 0;
+  uint64_t members = 0;
+  int32_t tag_prefix = 0;
+  uint32_t ordinal = 0;
+};
+void on_probe_sent(core::request* q) {
+  delete static_cast<probe*>(q->ext);
+  core::request_delete(q);
+}
+
+// Asks every rank that a stalled run of this rank waits for whether it will ever send.
+void send_probes() {
+  for (const waiting_for& w : runs_to_probe()) {
+    auto* m = new probe;
+    m->seq = w.seq;
+    m->members = members_hash(w.c);
+    m->tag_prefix = w.tag_prefix;
+    m->ordinal = w.ordinal;
+    (void)p2p::start_internal(core::req_kind::send, m, int64_t(sizeof *m), core::predefined_datatype(0x247), w.peer,
+                              probe_tag, w.c, w.c->ctx + 1, on_probe_sent, m, 0);
+  }
+}
+
+// Answers the probes waiting for c: one for a collective this rank has not reached stays; one whose
+// message this rank's call sends (or sent) goes; one whose message its call never sends fails c.
+// Returns true if c failed.
+bool answer_probes(core::comm* c) {
+  const uint32_t ctx = c->ctx + 1;
+  for (const p2p::waiting_message& m : p2p::unexpected_on(ctx)) {
+    if (m.tag != probe_tag) continue;
+    probe pr;
+    pr.magic = 0;
+    if (m.data != nullptr && m.len == sizeof pr) std::memcpy(&pr, m.data, sizeof pr);
+    const bool ours = pr.magic == probe{}.magic && pr.members == members_hash(c);
+    const probe_answer a =
+        ours ? runs_answer_probe(c, pr.seq, pr.tag_prefix, m.src, pr.ordinal) : probe_answer::sends;
+    if (a == probe_answer::not_reached) continue;
+    (void)p2p::start_internal(core::req_kind::recv, nullptr, 0, core::predefined_datatype(0x247), m.src, probe_tag, c,
+                              ctx, on_discarded, nullptr, 0);
+    if (a == probe_answer::sends) return answer_probes(c);  // the list changed
+    const std::string why = where_text(c, pr.seq) + ": rank " + std::to_string(m.src) + " waits there for a message " +
+                            "that this rank's call never sends: the ranks' calls disagree (counts or datatypes that " +
+                            "select other algorithms, other roots, or other collectives at this point)";
+    settle(c, pr.seq, core::errc::truncate, why);
+    discard(c, ctx, uint32_t(pr.tag_prefix >> 12) & 0x3ffff);
+    send_verdicts(c, pr.seq, core::errc::truncate);
+    return true;
+  }
+  return false;
+}
+
 // Takes the verdicts waiting for c that are due. Returns true if one failed c: it is for this
 // communicator (its members) and this rank waits at that collective or at most 64 later (a peer
 // whose own part had finished waits at its next collective there for the rank that refuses it).
@@ -241,11 +296,14 @@ bool take_verdicts(core::comm* c, uint64_t waiting_seq) {
 }  // namespace
 
 bool check_strays() {
-  // Verdicts first: the peer that sent one knows how the calls disagree.
+  // Verdicts first: the peer that sent one knows how the calls disagree; then the peers' probes.
   for (const pending_collective& p : runs_pending())
-    if (take_verdicts(p.c, p.seq)) return true;
+    if (take_verdicts(p.c, p.seq) || answer_probes(p.c)) return true;
   stray_message m;
-  if (!runs_find_stray(&m)) return false;
+  if (!runs_find_stray(&m)) {
+    send_probes();
+    return false;
+  }
   core::comm* c = m.c;
   // The collective's number: the latest one issued here whose tags carry these sequence bits.
   const uint64_t bits = uint64_t((m.tag_prefix >> 12) & 0x3ffff);

@@ -24,10 +24,12 @@
 // later collective's from a rank that a blocking collective still waits for. The rank that finds
 // one fails the communicator and sends each peer a verdict (a 32-byte message on the collective
 // context, tag verdict_tag: the collective, the class, a hash of the members); a stalled peer
-// takes it and fails too. Its own strays are taken with receives of no room (their senders
-// complete), and a failed communicator's context stays reserved after it is freed, since more may
-// arrive. There only ranks that receive something can tell: a receiver fed no more than it posted
-// by a peer (a binomial tree under a root that passed more) returns success.
+// takes it and fails too. A rank that waits with none of that asks the ranks it waits for (a
+// probe, tag probe_tag); one whose plan never sends what is asked for fails the communicator the
+// same way. Its own strays are taken with receives of no room (their senders complete), and a
+// failed communicator's context stays reserved after it is freed, since more may arrive. There only
+// the messages tell: a receiver fed no more than it posted (a binomial tree under a root that
+// passed more) returns success.
 #pragma once
 
 #include "coll/coll.hpp"

@@ -88,6 +88,11 @@ void builder::set_op(const core::op* op) {
   p_.op = op;
 }
 
+namespace {
+// The bit of plan::send_set for a send to `peer` of `ordinal`.
+uint64_t send_bit(int peer, uint32_t ordinal) { return uint64_t(1) << ((uint32_t(peer) * 4099u + ordinal) % 64u); }
+}  // namespace
+
 void builder::finish() {
   const size_t n = p_.steps.size();
   for (const step& s : p_.steps)
@@ -119,6 +124,7 @@ void builder::finish() {
   for (step& s : p_.steps) {
     if (s.kind == step_kind::send) s.ordinal = sends[s.peer]++ & 0xfff;
     if (s.kind == step_kind::recv) s.ordinal = recvs[s.peer]++ & 0xfff;
+    if (s.kind == step_kind::send) p_.send_set |= send_bit(s.peer, s.ordinal);
   }
 }
 
@@ -168,6 +174,10 @@ struct run {
   bool failed = false;
   bool user_done = false;
   bool orphaned = false;
+  // Stall checks that found its receive steps where they were (runs_to_probe), and `remaining`
+  // at the last one.
+  uint32_t stalled_checks = 0;
+  uint32_t remaining_at_check = 0;
 };
 
 namespace {
@@ -374,7 +384,8 @@ void live_unlink(run* r) { list_remove<&run::live_prev, &run::live_next>(g_live,
 struct finished_run {
   uint64_t serial = 0;  // the communicator's (core::comm::serial)
   uint32_t ctx = 0;
-  uint32_t bits = 0;    // sequence bits of the run's tags
+  int prefix = 0;       // the run's tag prefix
+  uint64_t sends = 0;   // its plan's send_set
 };
 constexpr size_t finished_keep = 64;
 finished_run g_finished[finished_keep];
@@ -383,7 +394,8 @@ size_t g_finished_next = 0;
 uint32_t seq_bits(int tag) { return uint32_t(tag >> 12) & 0x3ffff; }
 
 void finish_run(run* r) {
-  if (!r->bound) g_finished[g_finished_next++ % finished_keep] = finished_run{r->c->serial, r->ctx, seq_bits(r->tag_prefix)};
+  if (!r->bound)
+    g_finished[g_finished_next++ % finished_keep] = finished_run{r->c->serial, r->ctx, r->tag_prefix, r->p->send_set};
   core::request* u = r->user;
   u->status = core::req_status{};
   u->status.error = r->error;
@@ -594,16 +606,66 @@ bool recv_waiting(const run* r, uint32_t i) {
 }
 }  // namespace
 
+namespace {
+// The latest collective issued on c whose tags carry these sequence bits.
+uint64_t seq_of(const core::comm* c, uint32_t bits) {
+  return c->coll_seq > bits ? c->coll_seq - 1 - ((c->coll_seq - 1 - bits) & 0x3ffff) : bits;
+}
+// Runs whose stalls the message checks may read: pending, not failed, on a communicator without a
+// region (whose logs know more), on its collective context, without file-access steps.
+bool checkable(const run* r) {
+  const core::comm* c = r->c;
+  if (r->failed || r->tag_prefix < 0 || r->ctx != c->ctx + 1 || c->coll_failed != errc::success ||
+      shm::region_of(c))
+    return false;
+  return std::none_of(r->p->steps.begin(), r->p->steps.end(), [](const step& s) { return s.kind == step_kind::task; });
+}
+}  // namespace
+
+std::vector<waiting_for> runs_to_probe() {
+  std::vector<waiting_for> out;
+  for (run* r = g_live; r != nullptr; r = r->live_next) {
+    if (!checkable(r)) continue;
+    r->stalled_checks = r->remaining == r->remaining_at_check ? r->stalled_checks + 1 : 0;
+    r->remaining_at_check = r->remaining;
+    if (r->stalled_checks < 3 || (r->stalled_checks - 3) % 10 != 0) continue;
+    const size_t first = out.size();
+    for (uint32_t i = 0; i < r->p->steps.size(); ++i) {
+      const step& s = r->p->steps[i];
+      if (s.kind != step_kind::recv || !recv_waiting(r, i)) continue;
+      bool asked = false;
+      for (size_t k = first; k < out.size(); ++k) asked |= out[k].peer == s.peer;
+      if (!asked) out.push_back(waiting_for{r->c, seq_of(r->c, seq_bits(r->tag_prefix)), r->tag_prefix, s.peer, s.ordinal});
+    }
+  }
+  return out;
+}
+
+probe_answer runs_answer_probe(core::comm* c, uint64_t seq, int tag_prefix, int peer, uint32_t ordinal) {
+  if (c->coll_seq <= seq) return probe_answer::not_reached;
+  const uint32_t ctx = c->ctx + 1;
+  auto has_send = [&](const plan* p, int prefix) {
+    if (prefix != tag_prefix) return false;  // the other blocking bit
+    for (const step& s : p->steps)
+      if (s.kind == step_kind::send && s.peer == peer && s.ordinal == ordinal) return true;
+    return false;
+  };
+  for (const run* r = g_live; r != nullptr; r = r->live_next)
+    if (r->c == c && r->ctx == ctx && seq_bits(r->tag_prefix) == seq_bits(tag_prefix))
+      return has_send(r->p, r->tag_prefix) ? probe_answer::sends : probe_answer::never_sends;
+  for (const finished_run& f : g_finished)
+    if (f.serial == c->serial && f.ctx == ctx && seq_bits(f.prefix) == seq_bits(tag_prefix))
+      return f.prefix == tag_prefix && (f.sends & send_bit(peer, ordinal)) ? probe_answer::sends
+                                                                           : probe_answer::never_sends;
+  return probe_answer::sends;  // not known any more (or not a run here): say nothing
+}
+
 std::vector<pending_collective> runs_pending() {
   std::vector<pending_collective> out;
   for (run* r = g_live; r != nullptr; r = r->live_next) {
     core::comm* c = r->c;
-    if (r->failed || r->tag_prefix < 0 || r->ctx != c->ctx + 1 || c->coll_failed != errc::success ||
-        shm::region_of(c))
-      continue;
-    // The latest collective issued here whose tags carry the run's sequence bits.
-    const uint32_t bits = seq_bits(r->tag_prefix);
-    const uint64_t seq = c->coll_seq > bits ? c->coll_seq - 1 - ((c->coll_seq - 1 - bits) & 0x3ffff) : bits;
+    if (!checkable(r)) continue;
+    const uint64_t seq = seq_of(c, seq_bits(r->tag_prefix));
     auto it = std::find_if(out.begin(), out.end(), [c](const pending_collective& p) { return p.c == c; });
     if (it == out.end())
       out.push_back(pending_collective{c, seq});
@@ -652,8 +714,8 @@ bool runs_find_stray(stray_message* out) {
       for (const auto& [key, r] : by_key) {
         if (r->ctx != ctx) continue;
         for (const finished_run& f : g_finished) {
-          if (f.serial != r->c->serial || f.ctx != ctx || f.bits != seq_bits(m.tag)) continue;
-          *out = stray_message{r->c, nullptr, int(f.bits << 12) | (m.tag & (1 << 30)), m.src, m.tag, m.len, -1, false};
+          if (f.serial != r->c->serial || f.ctx != ctx || seq_bits(f.prefix) != seq_bits(m.tag)) continue;
+          *out = stray_message{r->c, nullptr, f.prefix, m.src, m.tag, m.len, -1, false};
           out->finished = true;
           out->ctx = ctx;
           return true;
@@ -832,6 +894,8 @@ run* make_run(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf) 
   c->retain();
   r->ctx = c->ctx + 1;
   r->g = shm::region_of(c);
+  r->stalled_checks = 0;
+  r->remaining_at_check = 0;
   r->base[slot_send] = const_cast<void*>(sendbuf);
   r->base[slot_recv] = recvbuf;
   int64_t total = 0;

@@ -117,6 +117,9 @@ class plan {
   bool uses_shm = false;  // has poll steps on the communicator's shared region: each run takes a sequence number
   int64_t max_step_bytes = 0;  // largest data one step moves or combines (set by finish())
   int64_t shm_data_bytes = 0;  // largest data a rank publishes per run in a region (a persistent region's buffer)
+  // The (peer, ordinal) pairs of its send steps as a 64-bit set (send_bit; set by finish()): what a
+  // finished run is remembered by, for a peer's probe (src/coll/mismatch.cpp).
+  uint64_t send_set = 0;
   mutable std::atomic<int> refs{1};  // the builder's reference, plus one per run and cache entry
 
   void retain() const { refs.fetch_add(1, std::memory_order_relaxed); }
@@ -197,6 +200,8 @@ inline int make_tag_prefix(uint64_t seq, bool nonblocking) {
 // read it from its log instead): a message on the collective context with this tag, which no
 // collective, persistent collective or communicator creation uses (src/coll/mismatch.cpp).
 constexpr int verdict_tag = -4000;
+// A probe: "I wait at this collective for your message of this ordinal" (src/coll/mismatch.cpp).
+constexpr int probe_tag = -4001;
 
 // ---- Runs bound once and started many times (persistent collectives: src/coll/persistent.cpp) ----
 //
@@ -264,6 +269,23 @@ struct stray_message {
 // and run on a communicator without a shared-memory region (whose ranks' logs are checked
 // instead) (engine lock held; a stall check: it walks every unexpected message of their contexts).
 bool runs_find_stray(stray_message* out);
+// A rank whose run waits: the peers it waits for, to ask (src/coll/mismatch.cpp). For each pending
+// run on a communicator without a region whose receive steps have moved nothing for 3 stall checks
+// (then every 10 more), one entry per peer it waits for (its first waiting step's ordinal).
+struct waiting_for {
+  core::comm* c = nullptr;
+  uint64_t seq = 0;
+  int tag_prefix = 0;
+  int peer = 0;
+  uint32_t ordinal = 0;
+};
+std::vector<waiting_for> runs_to_probe();
+// What this rank did at collective `seq` (tags tag_prefix) of c for `peer`'s receive of `ordinal`
+// (engine lock held): not reached yet, sends it (pending or finished; or not known any more), or
+// never sends it (the finished or pending plan has no such send).
+enum class probe_answer : uint8_t { not_reached, sends, never_sends };
+probe_answer runs_answer_probe(core::comm* c, uint64_t seq, int tag_prefix, int peer, uint32_t ordinal);
+
 // The communicators without a region with pending runs on their collective context (not bound,
 // not failed), each once, with the sequence number of the latest such run (engine lock held).
 struct pending_collective {

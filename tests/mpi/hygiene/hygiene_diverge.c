@@ -23,14 +23,14 @@
  * all ranks through UCX, ranks on two hosts), where only the messages show a mismatch: a message
  * for a collective that the receiver's plan has no receive or room for, one that arrives after
  * the receiver's call had taken all it expected, or a later collective's from a rank that the
- * receiver still waits for; the rank that finds it tells the others. No call may hang or write
- * past a buffer, and some rank must report the error, but a receiver that got no more than it
- * posted may return success (only the logs of a region show it the root's count), a different
- * collective may be reported as MPI_ERR_TRUNCATE, and a later collective already started when a
- * rank learns of the failure may still complete on some ranks. Case 6 is left out there (unless
- * HYGIENE_DIVERGE_CASE=6 asks for it): with the ranks on two hosts, the root that passed less goes
- * on to a collective whose first step waits for a receiver, and no rank holds a message that shows
- * the mismatch (at 2 ranks the root's one message is shorter than posted, which a receive takes). */
+ * receiver still waits for; a rank that waits with no such message asks the ranks it waits for
+ * (a probe), and one that never sends what is asked for finds it (case 6 across two hosts: the
+ * root that passed less goes on to a collective that first waits for a receiver); the rank that
+ * finds it tells the others. No call may hang or write past a buffer, and some rank must report
+ * the error (but in case 6 at 2 ranks: one 4 KB message into a 400 KB receive), but a receiver
+ * that got no more than it posted may return success (only the logs of a region show it the
+ * root's count), a different collective may be reported as MPI_ERR_TRUNCATE, and a later
+ * collective already started when a rank learns of the failure may still complete on some ranks. */
 #include <mpi.h>
 #include <time.h>
 
@@ -124,9 +124,6 @@ int main(int argc, char** argv)
     const int messages = getenv("HYGIENE_DIVERGE_MESSAGES") != NULL;
     for (int k = 0; k < 7; k++) {
         if (only && atoi(only) != k) continue;
-        /* By messages, case 6 is not covered everywhere: across two hosts the root goes on to a
-         * collective whose first step waits for a receiver, and no rank holds evidence. */
-        if (messages && k == 6 && !only) continue;
         MPI_Comm c;
         CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &c));
         CHECK_MPI(MPI_Barrier(c)); /* the first blocking collective sets up the shared region */
@@ -197,7 +194,7 @@ int main(int argc, char** argv)
              * reported it), and then every rank's later call worked. */
             int lo = cls2, hi = cls2, any = cls != MPI_SUCCESS;
             CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, d));
-            CHECK(any == 1, "case %d: no rank reported an error", k);
+            CHECK(any == 1 || (messages && k == 6 && size == 2), "case %d: no rank reported an error", k);
             CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, d));
             CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, d));
             CHECK(lo == hi || messages, "case %d: later collectives gave classes %d to %d across the ranks", k, lo, hi);
