@@ -170,21 +170,32 @@ bool check_logs() {
 }  // namespace
 
 namespace {
-void on_discarded(core::request* q) { core::request_delete(q); }
+const core::datatype* byte_type() { return core::predefined_datatype(0x247); }
+void on_taken(core::request* q) { core::request_delete(q); }
 
-// Takes the messages waiting on context ctx for collective `bits` with receives of no room: the
-// engine completes them at once (eager) or after fetching nothing (rendezvous), so their senders'
-// calls complete, and no later communicator on the context finds them.
-void discard(core::comm* c, uint32_t ctx, uint32_t bits) {
-  for (const p2p::waiting_message& m : p2p::unexpected_on(ctx))
-    if (m.tag >= 0 && ((uint32_t(m.tag) >> 12) & 0x3ffff) == bits)
-      (void)p2p::start_internal(core::req_kind::recv, nullptr, 0, core::predefined_datatype(0x247), m.src, m.tag, c,
-                                ctx, on_discarded, nullptr, 0);
+// Takes a message waiting whole on context ctx with a receive of no room: the engine completes it
+// at once (eager) or after fetching nothing (rendezvous), so its sender's call completes.
+void take(core::comm* c, uint32_t ctx, int src, int tag) {
+  (void)p2p::start_internal(core::req_kind::recv, nullptr, 0, byte_type(), src, tag, c, ctx, on_taken, nullptr, 0);
 }
 
-// A verdict (schedule.hpp, verdict_tag): the collective the sender failed the communicator at, its
-// class, and the members of the communicator (a hash of their world ranks), so that a message
-// still in flight when its communicator was freed is not taken for another one's.
+// Takes the messages waiting on context ctx for collective `bits`: no later communicator on the
+// context finds them.
+void discard(core::comm* c, uint32_t ctx, uint32_t bits) {
+  for (const p2p::waiting_message& m : p2p::unexpected_on(ctx))
+    if (m.tag >= 0 && ((uint32_t(m.tag) >> 12) & 0x3ffff) == bits) take(c, ctx, m.src, m.tag);
+}
+
+uint64_t members_hash(const core::comm* c) {
+  return core::fnv1a(c->world.data(), c->world.size() * sizeof(int), core::fnv_offset);
+}
+
+// The control messages between the ranks of a communicator without a region (schedule.hpp:
+// verdict_tag, probe_tag), 32 bytes on its collective context. Each names the members (a hash of
+// their world ranks), so that one still in flight when its communicator was freed is not taken for
+// another one's.
+//   verdict: the sender failed the communicator at collective `seq` with class `error`;
+//   probe: the sender waits at collective `seq` (tags `tag_prefix`) for this rank's `ordinal`.
 struct verdict {
   uint64_t magic = 0x5645524449435431ull;  // "VERDICT1"
   uint64_t seq = 0;
@@ -192,12 +203,31 @@ struct verdict {
   int32_t error = 0;
   int32_t pad = 0;
 };
-uint64_t members_hash(const core::comm* c) {
-  return core::fnv1a(c->world.data(), c->world.size() * sizeof(int), core::fnv_offset);
-}
-void on_verdict_sent(core::request* q) {
-  delete static_cast<verdict*>(q->ext);
+struct probe {
+  uint64_t magic = 0x50524f4245303031ull;  // "PROBE001"
+  uint64_t seq = 0;
+  uint64_t members = 0;
+  int32_t tag_prefix = 0;
+  uint32_t ordinal = 0;
+};
+
+template <class T>
+void on_control_sent(core::request* q) {
+  delete static_cast<T*>(q->ext);
   core::request_delete(q);
+}
+template <class T>
+void send_control(core::comm* c, int peer, int tag, T* m) {
+  m->members = members_hash(c);
+  (void)p2p::start_internal(core::req_kind::send, m, int64_t(sizeof *m), byte_type(), peer, tag, c, c->ctx + 1,
+                            on_control_sent<T>, m, 0);
+}
+// Reads waiting message m as a T for c (false: not one, or for other members).
+template <class T>
+bool read_control(const core::comm* c, const p2p::waiting_message& m, T* out) {
+  if (m.data == nullptr || m.len != sizeof(T)) return false;
+  std::memcpy(out, m.data, sizeof(T));
+  return out->magic == T{}.magic && out->members == members_hash(c);
 }
 
 // Tells every other rank of c that this one failed c at collective seq.
@@ -206,25 +236,9 @@ void send_verdicts(core::comm* c, uint64_t seq, core::errc e) {
     if (r == c->rank) continue;
     auto* v = new verdict;
     v->seq = seq;
-    v->members = members_hash(c);
     v->error = int32_t(e);
-    (void)p2p::start_internal(core::req_kind::send, v, int64_t(sizeof *v), core::predefined_datatype(0x247), r,
-                              verdict_tag, c, c->ctx + 1, on_verdict_sent, v, 0);
+    send_control(c, r, verdict_tag, v);
   }
-}
-
-// A probe (schedule.hpp, probe_tag): the sender waits at collective `seq` (its tags' prefix) for
-// this rank's message of `ordinal`.
-struct probe {
-  uint64_t magic = 0x50524f4245303031ull;  // "PROBE001"
-  uint64_t seq = 0;
-  uint64_t members = 0;
-  int32_t tag_prefix = 0;
-  uint32_t ordinal = 0;
-};
-void on_probe_sent(core::request* q) {
-  delete static_cast<probe*>(q->ext);
-  core::request_delete(q);
 }
 
 // Asks every rank that a stalled run of this rank waits for whether it will ever send.
@@ -232,11 +246,9 @@ void send_probes() {
   for (const waiting_for& w : runs_to_probe()) {
     auto* m = new probe;
     m->seq = w.seq;
-    m->members = members_hash(w.c);
     m->tag_prefix = w.tag_prefix;
     m->ordinal = w.ordinal;
-    (void)p2p::start_internal(core::req_kind::send, m, int64_t(sizeof *m), core::predefined_datatype(0x247), w.peer,
-                              probe_tag, w.c, w.c->ctx + 1, on_probe_sent, m, 0);
+    send_control(w.c, w.peer, probe_tag, m);
   }
 }
 
@@ -248,14 +260,10 @@ bool answer_probes(core::comm* c) {
   for (const p2p::waiting_message& m : p2p::unexpected_on(ctx)) {
     if (m.tag != probe_tag) continue;
     probe pr;
-    pr.magic = 0;
-    if (m.data != nullptr && m.len == sizeof pr) std::memcpy(&pr, m.data, sizeof pr);
-    const bool ours = pr.magic == probe{}.magic && pr.members == members_hash(c);
-    const probe_answer a =
-        ours ? runs_answer_probe(c, pr.seq, pr.tag_prefix, m.src, pr.ordinal) : probe_answer::sends;
+    const probe_answer a = read_control(c, m, &pr) ? runs_answer_probe(c, pr.seq, pr.tag_prefix, m.src, pr.ordinal)
+                                                   : probe_answer::sends;
     if (a == probe_answer::not_reached) continue;
-    (void)p2p::start_internal(core::req_kind::recv, nullptr, 0, core::predefined_datatype(0x247), m.src, probe_tag, c,
-                              ctx, on_discarded, nullptr, 0);
+    take(c, ctx, m.src, probe_tag);
     if (a == probe_answer::sends) return answer_probes(c);  // the list changed
     const std::string why = where_text(c, pr.seq) + ": rank " + std::to_string(m.src) + " waits there for a message " +
                             "that this rank's call never sends: the ranks' calls disagree (counts or datatypes that " +
@@ -277,13 +285,9 @@ bool take_verdicts(core::comm* c, uint64_t waiting_seq) {
   for (const p2p::waiting_message& m : p2p::unexpected_on(ctx)) {
     if (m.tag != verdict_tag) continue;
     verdict v;
-    v.magic = 0;
-    if (m.data != nullptr && m.len == sizeof v) std::memcpy(&v, m.data, sizeof v);
-    const bool ours = v.magic == verdict{}.magic && v.members == members_hash(c);
+    const bool ours = read_control(c, m, &v);
     if (ours && waiting_seq < v.seq) continue;
-    // Take it (an eager message waiting whole: matched within the call).
-    (void)p2p::start_internal(core::req_kind::recv, nullptr, 0, core::predefined_datatype(0x247), m.src, verdict_tag,
-                              c, ctx, on_discarded, nullptr, 0);
+    take(c, ctx, m.src, verdict_tag);
     if (!ours || waiting_seq - v.seq > 64) return take_verdicts(c, waiting_seq);  // the list changed
     settle(c, v.seq, core::errc(v.error),
            where_text(c, v.seq) + ": rank " + std::to_string(m.src) +
