@@ -14,10 +14,12 @@ command -v clang-tidy >/dev/null 2>&1 && command -v run-clang-tidy >/dev/null 2>
   sh scripts/deps.sh tidy
 root=$(pwd)
 cmake -S . -B "$dir" -G Ninja -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >/dev/null
-# GCC-only flags (the string-operation strategies of src/CMakeLists.txt, LTO) are not clang's: the
-# checks read a copy of the database without them.
+# GCC-only flags (the string-operation strategies of src/CMakeLists.txt, LTO) are not clang's, nor
+# is GCC's precompiled header (clang refuses the .gch beside the header it is told to include):
+# the checks read a copy of the database without them, each file with only its own includes.
 mkdir -p "$dir/tidy"
-sed -E 's/ -m(memset|memcpy)-strategy=[^ "]*//g; s/ -flto(=[a-z0-9]*)?//g; s/ -fno-fat-lto-objects//g' \
+sed -E 's/ -m(memset|memcpy)-strategy=[^ "]*//g; s/ -flto(=[a-z0-9]*)?//g; s/ -fno-fat-lto-objects//g;
+        s/ -Winvalid-pch//g; s/ -include [^ "]*cmake_pch\.hxx//g' \
   "$dir/compile_commands.json" >"$dir/tidy/compile_commands.json"
 start=$(date +%s)
 run-clang-tidy -quiet -j "$(nproc 2>/dev/null || echo 2)" -p "$dir/tidy" "^$root/${regex:-(src|tools)/}" \
