@@ -186,7 +186,8 @@ struct builder {
                      "Messages that collectives sent to ranks on other hosts while the handle is started; starts "
                      "stopped at 0, can be written and reset.",
                      &coll::coll_remote_messages}}) {
-      add_pvar(coll, counter(name, desc, [read] { return uint64_t(read()); }));
+      // (A copy to capture: clang 14, which scripts/tidy.sh runs, cannot capture a structured binding.)
+      add_pvar(coll, counter(name, desc, [fn = read] { return uint64_t(fn()); }));
     }
     for (size_t k = 0; k < size_t(coll::coll_kind::count_); ++k) {
       const auto kind = coll::coll_kind(k);
