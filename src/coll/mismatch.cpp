@@ -309,10 +309,8 @@ bool check_strays() {
     return false;
   }
   core::comm* c = m.c;
-  // The collective's number: the latest one issued here whose tags carry these sequence bits.
-  const uint64_t bits = uint64_t((m.tag_prefix >> 12) & 0x3ffff);
-  uint64_t seq = bits;
-  if (c->coll_seq > bits) seq = c->coll_seq - 1 - ((c->coll_seq - 1 - bits) & 0x3ffff);
+  const uint64_t seq = m.seq;
+  const uint32_t bits = uint32_t(m.tag_prefix >> 12) & 0x3ffff;
   const algorithm* al = m.p ? m.p->al : nullptr;
   const std::string mine = std::string(al ? coll_name(al->kind) : "collective") + " (algorithm " +
                            (al ? al->name : "?") + ")";

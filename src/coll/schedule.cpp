@@ -394,7 +394,8 @@ size_t g_finished_next = 0;
 uint32_t seq_bits(int tag) { return uint32_t(tag >> 12) & 0x3ffff; }
 
 void finish_run(run* r) {
-  if (!r->bound)
+  // (Runs on a region's communicator are never asked about: its logs are checked instead.)
+  if (!r->bound && r->g == nullptr)
     g_finished[g_finished_next++ % finished_keep] = finished_run{r->c->serial, r->ctx, r->tag_prefix, r->p->send_set};
   core::request* u = r->user;
   u->status = core::req_status{};
@@ -612,12 +613,11 @@ uint64_t seq_of(const core::comm* c, uint32_t bits) {
   return c->coll_seq > bits ? c->coll_seq - 1 - ((c->coll_seq - 1 - bits) & 0x3ffff) : bits;
 }
 // Runs whose stalls the message checks may read: pending, not failed, on a communicator without a
-// region (whose logs know more), on its collective context, without file-access steps.
+// region (whose logs know more), without file-access steps. (Agreements run on a context of their
+// own: runs_pending and runs_to_probe, which name the collective context, leave them out.)
 bool checkable(const run* r) {
   const core::comm* c = r->c;
-  if (r->failed || r->tag_prefix < 0 || r->ctx != c->ctx + 1 || c->coll_failed != errc::success ||
-      shm::region_of(c))
-    return false;
+  if (r->failed || r->tag_prefix < 0 || c->coll_failed != errc::success || shm::region_of(c)) return false;
   return std::none_of(r->p->steps.begin(), r->p->steps.end(), [](const step& s) { return s.kind == step_kind::task; });
 }
 }  // namespace
@@ -625,7 +625,7 @@ bool checkable(const run* r) {
 std::vector<waiting_for> runs_to_probe() {
   std::vector<waiting_for> out;
   for (run* r = g_live; r != nullptr; r = r->live_next) {
-    if (!checkable(r)) continue;
+    if (!checkable(r) || r->ctx != r->c->ctx + 1) continue;
     r->stalled_checks = r->remaining == r->remaining_at_check ? r->stalled_checks + 1 : 0;
     r->remaining_at_check = r->remaining;
     if (r->stalled_checks < 3 || (r->stalled_checks - 3) % 10 != 0) continue;
@@ -664,7 +664,7 @@ std::vector<pending_collective> runs_pending() {
   std::vector<pending_collective> out;
   for (run* r = g_live; r != nullptr; r = r->live_next) {
     core::comm* c = r->c;
-    if (!checkable(r)) continue;
+    if (!checkable(r) || r->ctx != c->ctx + 1) continue;
     const uint64_t seq = seq_of(c, seq_bits(r->tag_prefix));
     auto it = std::find_if(out.begin(), out.end(), [c](const pending_collective& p) { return p.c == c; });
     if (it == out.end())
@@ -681,10 +681,7 @@ bool runs_find_stray(stray_message* out) {
   std::unordered_map<uint64_t, run*> by_key;
   std::vector<uint32_t> ctxs;
   for (run* r = g_live; r != nullptr; r = r->live_next) {
-    // (A communicator with a region is checked by the ranks' logs, which know more.)
-    if (r->failed || r->tag_prefix < 0 || r->c->coll_failed != errc::success || shm::region_of(r->c)) continue;
-    if (std::any_of(r->p->steps.begin(), r->p->steps.end(), [](const step& s) { return s.kind == step_kind::task; }))
-      continue;
+    if (!checkable(r)) continue;
     by_key[uint64_t(r->ctx) << 32 | seq_bits(r->tag_prefix)] = r;
     if (std::find(ctxs.begin(), ctxs.end(), r->ctx) == ctxs.end()) ctxs.push_back(r->ctx);
   }
@@ -706,6 +703,7 @@ bool runs_find_stray(stray_message* out) {
       if (room >= 0 && uint64_t(room) >= m.len) continue;
       *out = stray_message{r->c, r->p, r->tag_prefix, m.src, m.tag, m.len, room, false};
       out->ctx = ctx;
+      out->seq = seq_of(r->c, seq_bits(r->tag_prefix));
       return true;
     }
     // 2. A message of a collective that finished here: the sender's plan had more for this rank.
@@ -718,6 +716,7 @@ bool runs_find_stray(stray_message* out) {
           *out = stray_message{r->c, nullptr, f.prefix, m.src, m.tag, m.len, -1, false};
           out->finished = true;
           out->ctx = ctx;
+          out->seq = seq_of(r->c, seq_bits(f.prefix));
           return true;
         }
         break;  // every run of one context is of one communicator
@@ -737,6 +736,7 @@ bool runs_find_stray(stray_message* out) {
           if (m.src != s.peer || m.tag < 0 || ahead == 0 || ahead >= 0x20000) continue;
           *out = stray_message{r->c, r->p, r->tag_prefix, m.src, m.tag, m.len, s.count * int64_t(s.type->size()), true};
           out->ctx = ctx;
+          out->seq = seq_of(r->c, mine);
           return true;
         }
       }

@@ -264,6 +264,7 @@ struct stray_message {
   bool moved_on = false;          // the third kind
   bool finished = false;          // the second kind
   uint32_t ctx = 0;               // the matching context the messages came on
+  uint64_t seq = 0;               // the collective at fault (its number on c)
 };
 // Finds one among the pending runs that are neither bound nor failed, have no file-access steps
 // and run on a communicator without a shared-memory region (whose ranks' logs are checked
