@@ -210,23 +210,26 @@ namespace {
 // plan is lent without one (the cache keeps it alive while the engine lock is held, and saving the
 // two atomic operations shows on an 8-byte nonblocking collective); a caller that lets the lock go
 // must take its own.
-errc prepare(const coll_args& a, uint64_t* seq, const plan** out, bool* owned) {
-  // Every rank consumes one sequence number per collective, whatever happens below (an
-  // intercommunicator's collectives consume its bridge's: run_comm).
+errc too_many_outstanding(const core::comm* rc) {
+  return core::error_set(errc::other,
+                         "%u collective operations are already outstanding on this communicator "
+                         "(MPIX_ICOLL_MAX_OUTSTANDING); complete some first",
+                         rc->coll_pending);
+}
+
+// `seq` is the collective's number on run_comm(a), taken by the caller: every rank consumes one
+// per collective, whatever happens here (an intercommunicator's collectives consume its bridge's).
+errc prepare(const coll_args& a, uint64_t seq, const plan** out, bool* owned) {
   core::comm* rc = run_comm(a);
-  *seq = rc->coll_seq++;
   if (rc->coll_pending >= max_outstanding)
-    return core::error_set(errc::other,
-                           "%u collective operations are already outstanding on this communicator "
-                           "(MPIX_ICOLL_MAX_OUTSTANDING); complete some first",
-                           rc->coll_pending);
+    return too_many_outstanding(rc);
   // What this rank selected goes into its log (src/coll/mismatch.cpp).
   shm::region* g = shm::region_of(rc);
   log_writer* lw = g != nullptr ? &g->log : nullptr;
   const bool use_cache = cacheable(a);
   if (use_cache) {
     if (const plan* p = cache_repeat(a)) {
-      if (lw != nullptr) log_collective(lw, *seq, a, p);
+      if (lw != nullptr) log_collective(lw, seq, a, p);
       *out = p;
       *owned = false;
       return errc::success;
@@ -253,20 +256,128 @@ errc prepare(const coll_args& a, uint64_t* seq, const plan** out, bool* owned) {
     if (use_cache) cache_insert(key, fresh);
     p = fresh;
   }
-  if (lw != nullptr) log_collective(lw, *seq, a, p);
+  if (lw != nullptr) log_collective(lw, seq, a, p);
   *out = p;
   return errc::success;
 }
 }  // namespace
 
-errc start(const coll_args& a, bool nonblocking, core::request** out) {
-  core::engine_guard g;
-  uint64_t seq = 0;
+namespace {
+// The calls made on a communicator while its region is being set up (shm::region_setup_start), in
+// call order (engine lock). A nonblocking call whose selection may read the region is deferred:
+// it holds a collective request that its run takes over once the setup is over here, when every
+// rank selects with the same state. The vector forms have no shared-memory line, so their plans
+// never depend on the region: they start at once and stay listed with their plan only to be
+// logged in their place. Every rank so logs every collective from the first after the setup's
+// own on (src/coll/mismatch.cpp reads a rank's log as holding each collective from its first
+// entry on), whenever its setup ended.
+struct setup_call {
+  coll_args a;  // scalars only; the types and op retained, and the communicator
+  uint64_t seq;
+  bool nonblocking;
+  core::request* u = nullptr;      // deferred: the call's request
+  const plan* started = nullptr;   // started at once: its plan (retained)
+};
+std::vector<setup_call> g_setup_calls;
+
+bool deferrable(const coll_args& a) {
+  return a.scounts == nullptr && a.rcounts == nullptr && a.stypes == nullptr && a.rtypes == nullptr;
+}
+
+void note_call(const coll_args& a, uint64_t seq, bool nonblocking, core::request* u, const plan* started) {
+  setup_call d{a, seq, nonblocking, u, started};
+  d.a.scounts = d.a.sdispls = d.a.rcounts = d.a.rdispls = nullptr;
+  d.a.stypes = d.a.rtypes = nullptr;
+  if (a.type) a.type->retain();
+  if (a.rtype) a.rtype->retain();
+  if (a.op) a.op->retain();
+  a.c->retain();
+  g_setup_calls.push_back(d);
+}
+
+errc defer(const coll_args& a, uint64_t seq, bool nonblocking, core::request** out) {
+  core::comm* rc = run_comm(a);
+  if (rc->coll_pending >= max_outstanding)
+    return too_many_outstanding(rc);
+  ++rc->coll_pending;
+  *out = coll_request_unattached();
+  note_call(a, seq, nonblocking, *out, nullptr);
+  return errc::success;
+}
+
+// `keep`: the plan, with a reference for the caller.
+errc start_at(const coll_args& a, uint64_t seq, bool nonblocking, core::request** out, core::request* into = nullptr,
+              const plan** keep = nullptr) {
   const plan* p = nullptr;
   bool owned = false;
-  if (errc e = prepare(a, &seq, &p, &owned); e != errc::success) return e;
-  errc e = run_start(p, run_comm(a), a.sendbuf, a.recvbuf, make_tag_prefix(seq, nonblocking), out);
+  if (errc e = prepare(a, seq, &p, &owned); e != errc::success) return e;
+  errc e = run_start(p, run_comm(a), a.sendbuf, a.recvbuf, make_tag_prefix(seq, nonblocking), out, 0, into);
+  if (keep) {
+    p->retain();
+    *keep = p;
+  }
   if (owned) p->release();  // the run holds its own reference
+  return e;
+}
+}  // namespace
+
+void start_deferred(core::comm* c) {
+  // c's calls leave the list first (in order; the others keep theirs): a run started below may
+  // complete inside, and its completion may lead to calls that land here.
+  std::vector<setup_call> mine;
+  size_t kept = 0;
+  for (size_t i = 0; i < g_setup_calls.size(); ++i) {
+    if (run_comm(g_setup_calls[i].a) == c)
+      mine.push_back(g_setup_calls[i]);
+    else
+      g_setup_calls[kept++] = g_setup_calls[i];
+  }
+  g_setup_calls.resize(kept);
+  bool started = false;
+  for (const setup_call& d : mine) {
+    if (d.started) {
+      if (shm::region* g = shm::region_of(c)) log_collective(&g->log, d.seq, d.a, d.started);
+      d.started->release();
+    } else {
+      --c->coll_pending;
+      core::request* u = d.u;
+      if (errc e = start_at(d.a, d.seq, d.nonblocking, &u, d.u); e != errc::success) coll_request_fail(d.u, e);
+      started = true;
+    }
+    if (d.a.type) d.a.type->release();
+    if (d.a.rtype) d.a.rtype->release();
+    if (d.a.op) d.a.op->release();
+    d.a.c->release();
+  }
+  // Waiters of those requests may sleep in other threads, and the progress thread may take runs over.
+  if (started) core::progress_kick();
+}
+
+errc start_reserved(const coll_args& a, uint64_t seq, core::request** out) { return start_at(a, seq, true, out); }
+
+errc start(const coll_args& a, bool nonblocking, core::request** out) {
+  core::engine_guard g;
+  core::comm* rc = run_comm(a);
+  // The first collective on a communicator begins its region's setup (intercommunicators run on
+  // their bridge, which has no region); calls made until it is over are listed (setup_call).
+  if (rc->coll_shm_state <= shm::state_busy && !a.c->inter) [[unlikely]] {
+    shm::region_setup_start(rc);
+    if (rc->coll_shm_state == shm::state_busy) {
+      const uint64_t seq = rc->coll_seq++;
+      errc e = errc::success;
+      if (deferrable(a)) {
+        e = defer(a, seq, nonblocking, out);
+      } else {
+        const plan* p = nullptr;
+        e = start_at(a, seq, nonblocking, out, nullptr, &p);
+        if (p) note_call(a, seq, nonblocking, nullptr, p);
+      }
+      g.unlock();
+      if (e == errc::success) core::progress_new_work();  // the setup's collectives, or this one
+      return e;
+    }
+  }
+  errc e = start_at(a, rc->coll_seq++, nonblocking, out);
   g.unlock();     // a progress thread woken now finds the lock free
   if (nonblocking && e == errc::success && !(*out)->is_complete()) core::progress_new_work();
   return e;
@@ -316,18 +427,17 @@ errc agree(core::comm* c, int* flag) {
 }
 
 errc run_blocking(const coll_args& a) {
-  // The first blocking collective on a communicator sets up its shared-memory region (collective;
-  // not for intercommunicators: their plans run on the bridge, which needs no region).
-  if (!a.c->inter && a.c->coll_shm_state == shm::state_none) {
-    if (errc e = shm::region_setup(a.c); e != errc::success) return e;
-  }
+  // The first collective on a communicator sets up its shared-memory region (collective; not for
+  // intercommunicators: their plans run on the bridge, which needs no region); a blocking one
+  // waits for the setup to end.
+  if (!a.c->inter && a.c->coll_shm_state <= shm::state_busy) shm::region_setup(a.c);
   core::request* r = nullptr;
   {
     core::engine_guard g;
-    uint64_t seq = 0;
+    const uint64_t seq = run_comm(a)->coll_seq++;
     const plan* p = nullptr;
     bool owned = false;
-    if (errc e = prepare(a, &seq, &p, &owned); e != errc::success) return e;
+    if (errc e = prepare(a, seq, &p, &owned); e != errc::success) return e;
     // Waiting below lets the engine lock go; with other threads about, one of their collectives
     // could evict the plan from the cache meanwhile: hold a reference then.
     if (!owned && core::rt().threaded) {

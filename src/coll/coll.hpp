@@ -91,8 +91,16 @@ const algorithm* select(const coll_args& a);
 // the selection rules.
 const char* algorithm_override(coll_kind k);
 
-// Starts a collective: builds the plan and runs it. `nonblocking` picks the tag space.
+// Starts a collective: builds the plan and runs it. `nonblocking` picks the tag space. The first
+// collective on a communicator begins its region's setup (shm::region_setup_start); until that
+// is over, calls whose selection may read the region get a request whose run starts when it is
+// (start_deferred), so every rank selects with the same state.
 [[nodiscard]] errc start(const coll_args& a, bool nonblocking, core::request** out);
+// Starts the calls deferred on c, in their order (engine lock held; c's region setup is over).
+void start_deferred(core::comm* c);
+// A nonblocking collective on a sequence number taken earlier (the region setup's own, which run
+// on message algorithms while the setup is under way). Engine lock held.
+[[nodiscard]] errc start_reserved(const coll_args& a, uint64_t seq, core::request** out);
 // Agreement context: ctx + 98304 (ctx is even and below 32768, so this meets no communicator's
 // point-to-point, collective, matched (ctx + 32768/9) or partitioned (ctx + 65536/7) traffic).
 constexpr uint32_t agreement_ctx_offset = 98304;

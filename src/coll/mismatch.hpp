@@ -17,8 +17,8 @@
 // turn, or from the verdict a failing rank leaves in its log. (MPI_Test loops are checked: the test
 // calls run the checkers too, core::progress_poll_test.)
 //
-// Communicators without a region (spanning hosts, BATON_COLL_SHM=0, intercommunicators, before
-// the first blocking collective) are checked by what waits in the unexpected queues
+// Communicators without a region (spanning hosts, BATON_COLL_SHM=0, intercommunicators, the
+// region setup's own collectives) are checked by what waits in the unexpected queues
 // (check_strays, schedule.hpp's runs_find_stray): a message of a pending collective that this
 // rank's plan has no receive or room for, one of a collective that already finished here, or a
 // later collective's from a rank that a blocking collective still waits for. The rank that finds

@@ -211,8 +211,7 @@ errc persistent_init(const coll_args& args, const core::info* info, core::reques
   // collective has made it yet: the init is ordered like any collective, so every rank is at the
   // same point, and the shared-memory algorithms' predicates then agree on every rank.
   // Intercommunicator algorithms have no shared-memory steps.
-  if (!a.c->inter && c->coll_shm_state == shm::state_none)
-    if (errc e = shm::region_setup(c); e != errc::success) return e;
+  if (!a.c->inter && c->coll_shm_state <= shm::state_busy) shm::region_setup(c);
   if (errc e = agree_blocks(a); e != errc::success) return e;
   core::engine_guard g;
   // Both counters advance identically on every rank, errors below included.

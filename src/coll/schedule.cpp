@@ -1000,8 +1000,26 @@ void launch_at(run* r, uint32_t k, errc error) {
 }
 }  // namespace
 
+core::request* coll_request_unattached() { return coll_request(nullptr); }
+
+void coll_request_fail(core::request* u, errc e) {
+  u->status = core::req_status{};
+  u->status.error = e;
+  u->mark_complete();
+  if (core::rt().threaded) core::progress_kick();  // another thread may sleep waiting for it
+}
+
+namespace {
+core::request* attach(core::request* into, run* r) {
+  if (!into) return coll_request(r);
+  into->ext = r;
+  r->user = into;
+  return into;
+}
+}  // namespace
+
 errc run_start(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf, int tag_prefix, core::request** out,
-               uint32_t ctx) {
+               uint32_t ctx, core::request* into) {
   // Nonblocking calls (tag bit 30) leave the work to the progress thread when it runs (for plans
   // that move enough to be worth the hand-off, see launch()).
   const bool defer = (tag_prefix & (1 << 30)) != 0 && core::progress_thread_active();
@@ -1015,11 +1033,11 @@ errc run_start(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf,
     const poll_ctx ctx{c, shm::region_of(c), seq, base, p->op, &error};
     const uint32_t k = run_ahead_briefly(p, ctx);
     if (k == p->steps.size()) {
-      if (error == errc::success) {
+      if (error == errc::success && !into) {
         *out = done_request();
         return errc::success;
       }
-      core::request* u = coll_request(nullptr);
+      core::request* u = into ? into : coll_request(nullptr);
       u->status.error = error;
       u->mark_complete();
       *out = u;
@@ -1028,14 +1046,14 @@ errc run_start(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf,
     run* r = make_run(p, c, sendbuf, recvbuf);
     r->tag_prefix = tag_prefix;
     r->shm_seq = seq;
-    *out = coll_request(r);
+    *out = attach(into, r);
     launch_at(r, k, error);
     return errc::success;
   }
   run* r = make_run(p, c, sendbuf, recvbuf);
   r->tag_prefix = tag_prefix;
   if (ctx != 0) r->ctx = ctx;
-  *out = coll_request(r);
+  *out = attach(into, r);
   launch(r, defer);
   return errc::success;
 }

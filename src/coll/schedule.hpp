@@ -179,8 +179,15 @@ struct run;
 // MPI_Request_free / MPI_Cancel) that completes when every step has. The run takes its own
 // reference on `p`. `ctx` (0: the communicator's collective context) is the matching context of
 // the plan's messages: agreements (coll::start_agreement) run on one of their own.
+// `into`: a request made earlier by coll_request_unattached, which the run completes instead of a
+// new one (*out is then `into`).
 [[nodiscard]] errc run_start(const plan* p, core::comm* c, const void* sendbuf, void* recvbuf, int tag_prefix,
-                             core::request** out, uint32_t ctx = 0);
+                             core::request** out, uint32_t ctx = 0, core::request* into = nullptr);
+// A pending collective request that no run completes yet (a call deferred until its
+// communicator's region is set up: coll::start_deferred gives it to run_start, or fails it).
+core::request* coll_request_unattached();
+// Completes such a request with error e.
+void coll_request_fail(core::request* u, errc e);
 
 // Runs a plan with runs_inline set to completion on the caller's stack (blocking collectives):
 // no run, no request; poll steps wait through the progress engine. Expects the engine lock held

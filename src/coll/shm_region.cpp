@@ -15,6 +15,7 @@
 #include "core/copy.hpp"
 #include "core/datatype.hpp"
 #include "core/op.hpp"
+#include "core/progress.hpp"
 #include "core/shm_object.hpp"
 #include "core/runtime.hpp"
 #include "p2p/p2p.hpp"
@@ -73,48 +74,209 @@ struct setup_info {
   char name[124];  // core::shm_object names are far shorter
 };
 
-// Collective over c (all ranks on this host): once every rank has joined, rank 0 creates a
-// segment of `bytes` (core::shm_create: unpredictable name, O_EXCL), broadcasts its name, every
-// rank maps it (owner checked), an allreduce agrees that all succeeded, rank 0 unlinks the name.
-// The barrier first keeps the name's life to those three steps however late a rank comes (a job
-// killed while waiting for one leaves nothing). *base is the mapping on success, null on every
-// rank when any rank failed (the communicator then runs without it). The collectives are
-// blocking ones on c; the caller does not hold the engine lock.
-errc segment_make(core::comm* c, const char* kind, size_t bytes, char** base_out) {
-  *base_out = nullptr;
-  coll_args bar;
-  bar.kind = coll_kind::barrier;
-  bar.c = c;
-  if (errc e = run_blocking(bar); e != errc::success) return e;
+region* region_new(core::comm* c, char* base, size_t bytes, int nslots, int64_t small, int nlarge, size_t small_off,
+                   size_t large_off);
+
+// A segment being made over a communicator: a chain of nonblocking collectives on sequence
+// numbers taken when it began, moved on by a progress poller (makers_poll), so that a nonblocking
+// collective can begin it. Once every rank has joined (a barrier, which keeps the name's life to
+// the next two steps however late a rank comes: a job killed while waiting for one leaves
+// nothing), rank 0 creates the segment (core::shm_create: unpredictable name, O_EXCL) and
+// broadcasts its name, every rank maps it (owner checked), an allreduce agrees that all
+// succeeded, and rank 0 unlinks the name. For a communicator's own region (`install`), a second
+// allreduce agrees whether every rank may read every other rank's memory: before the first one
+// each rank announces its pid and the address of a probe byte in run 0's inline data (no run
+// uses it before the region is ready), after it each reads one byte from every peer.
+struct maker {
+  core::comm* c = nullptr;  // retained until it is over
+  const char* kind = "";
+  size_t bytes = 0;
+  bool install = false;
+  uint64_t seq = 0;  // the next of its reserved sequence numbers
+  int phase = 0;
+  core::request* req = nullptr;  // the phase's collective
   setup_info info{};
   core::shm_object obj;
-  if (c->rank == 0 && core::shm_create(kind, bytes, &obj) == errc::success && obj.name.size() < sizeof info.name) {
-    info.ok = 1;
-    std::memcpy(info.name, obj.name.c_str(), obj.name.size() + 1);
-  }
+  int32_t mine = 0, all = 0;
+  region* g = nullptr;  // install: made once this rank has mapped the segment
+  size_t small_off = 0, large_off = 0, log_off = 0;
+  bool agreed = false;  // every rank mapped the segment
+  bool over = false;
+  errc error = errc::success;
+};
+constexpr uint64_t maker_collectives = 4;  // barrier, bcast, allreduce (and install's allreduce)
+std::vector<maker*> g_makers;              // engine lock
+bool makers_poll();
 
-  const core::datatype* byte = core::predefined_datatype(0x247);
-  coll_args bc;
-  bc.kind = coll_kind::bcast;
-  bc.c = c;
-  bc.recvbuf = &info;
-  bc.count = sizeof info;
-  bc.type = byte;
-  bc.root = 0;
-  errc e = run_blocking(bc);
-  if (e == errc::success && c->rank != 0 && info.ok) {
-    info.name[sizeof info.name - 1] = 0;
-    (void)core::shm_open_checked(info.name, bytes, &obj);  // a failure shows in the agreement
+void maker_start(maker* m, coll_kind kind, const void* send, void* recv, int64_t count, const core::datatype* t,
+                 const core::op* op) {
+  coll_args a;
+  a.kind = kind;
+  a.c = m->c;
+  a.sendbuf = send;
+  a.recvbuf = recv;
+  a.count = count;
+  a.type = t;
+  a.op = op;
+  if (errc e = start_reserved(a, m->seq++, &m->req); e != errc::success) {
+    m->error = e;
+    m->req = nullptr;
   }
-  int32_t all = 0;
-  if (e == errc::success) e = agree_all(c, obj.base != nullptr, &all);
-  if (c->rank == 0) core::shm_unlink_name(obj);  // every rank has opened it (or given up)
-  if (e != errc::success || !all) {
-    core::shm_unmap(obj);
-    return e;
+}
+
+void maker_agree(maker* m) {
+  maker_start(m, coll_kind::allreduce, &m->mine, &m->all, 1, core::predefined_datatype(0x209),  // MPI_INT
+              core::predefined_op(core::op_kind::min));
+}
+
+// Ends m: a communicator's region is installed (or the communicator goes on without one) and its
+// deferred calls start; a segment_make caller finds m over.
+void maker_finish(maker* m) {
+  core::comm* c = m->c;
+  if (c->rank == 0 && !m->obj.name.empty()) core::shm_unlink_name(m->obj);  // (a failure between)
+  const bool ok = m->error == errc::success && m->agreed;
+  if (m->install) {
+    if (ok) {
+      region* g = m->g;
+      m->g = nullptr;
+      g->log_off = m->log_off;
+      g->log.block = const_cast<char*>(g->log_block(g->me));
+      g_live.fetch_add(1, std::memory_order_relaxed);
+      c->coll_shm = g;
+      c->coll_shm_free = region_free;
+      c->coll_shm_state = state_ready;
+      log_register(c);
+    } else {
+      delete m->g;
+      m->g = nullptr;
+      core::shm_unmap(m->obj);
+      // (A communicator whose collectives failed meanwhile keeps state_failed.)
+      if (c->coll_shm_state == state_busy) c->coll_shm_state = state_off;
+    }
+    start_deferred(c);
+  } else if (!ok) {
+    core::shm_unmap(m->obj);
   }
-  *base_out = obj.base;
-  return errc::success;
+  m->over = true;
+  c->release();
+}
+
+// Moves m on as far as it goes now; true once it is over (engine lock held).
+bool maker_advance(maker* m) {
+  static char probe = 1;
+  for (;;) {
+    if (m->req != nullptr) {
+      if (!m->req->is_complete()) return false;
+      const errc e = m->req->status.error;
+      core::request_delete(m->req);
+      m->req = nullptr;
+      if (e != errc::success && m->error == errc::success) m->error = e;
+    }
+    if (m->error != errc::success) {
+      maker_finish(m);
+      return true;
+    }
+    core::comm* c = m->c;
+    switch (m->phase++) {
+      case 0:
+        maker_start(m, coll_kind::barrier, nullptr, nullptr, 0, nullptr, nullptr);
+        break;
+      case 1:
+        if (c->rank == 0 && core::shm_create(m->kind, m->bytes, &m->obj) == errc::success &&
+            m->obj.name.size() < sizeof m->info.name) {
+          m->info.ok = 1;
+          std::memcpy(m->info.name, m->obj.name.c_str(), m->obj.name.size() + 1);
+        }
+        maker_start(m, coll_kind::bcast, nullptr, &m->info, sizeof m->info, core::predefined_datatype(0x247), nullptr);
+        break;
+      case 2:
+        if (c->rank != 0 && m->info.ok) {
+          m->info.name[sizeof m->info.name - 1] = 0;
+          (void)core::shm_open_checked(m->info.name, m->bytes, &m->obj);  // a failure shows in the agreement
+        }
+        m->mine = m->obj.base != nullptr;
+        if (m->install && m->mine) {
+          m->g = region_new(c, m->obj.base, m->bytes, slots, small_bytes, large_slots, m->small_off, m->large_off);
+          m->g->pid = int32_t(::getpid());
+          m->g->announce(0, &probe, nullptr);
+        }
+        maker_agree(m);
+        break;
+      case 3:
+        if (c->rank == 0) core::shm_unlink_name(m->obj);  // every rank has opened it (or given up)
+        m->obj.name.clear();
+        m->agreed = m->all != 0;
+        if (!m->agreed || !m->install) {
+          maker_finish(m);
+          return true;
+        }
+        m->mine = core::cma_wanted();
+        for (int r = 0; r < c->size && m->mine; ++r) {
+          if (r == c->rank) continue;
+          const region::buffers b = m->g->announced(r, 0);
+          char byte = 0;
+          m->mine = region::read_from(b.pid, b.send, &byte, 1) && byte == 1;
+        }
+        maker_agree(m);
+        break;
+      default:
+        m->g->announce(0, nullptr, nullptr);  // every peer has read it: the allreduce is past their reads
+        m->g->cma = m->all != 0;
+        maker_finish(m);
+        return true;
+    }
+  }
+}
+
+maker* maker_new(core::comm* c, const char* kind, size_t bytes, bool install) {
+  auto* m = new maker;
+  m->c = c;
+  c->retain();
+  m->kind = kind;
+  m->bytes = bytes;
+  m->install = install;
+  m->seq = c->coll_seq;
+  c->coll_seq += maker_collectives;  // every rank reserves as many, whatever it will use
+  return m;
+}
+
+// Starts m; makers_poll moves it on from then. An installing maker deletes itself when over.
+void maker_go(maker* m) {
+  if (maker_advance(m)) {
+    if (m->install) delete m;
+    return;
+  }
+  if (g_makers.empty()) core::progress_add_poller(makers_poll);
+  g_makers.push_back(m);
+}
+
+bool makers_poll() {
+  bool moved = false;
+  for (size_t i = 0; i < g_makers.size();) {
+    maker* m = g_makers[i];
+    if (!maker_advance(m)) {
+      ++i;
+      continue;
+    }
+    moved = true;
+    g_makers.erase(g_makers.begin() + std::ptrdiff_t(i));
+    if (m->install) delete m;  // a segment_make caller deletes its own
+  }
+  if (g_makers.empty()) core::progress_remove_poller(makers_poll);
+  return moved;
+}
+
+// Collective over c (see maker): *base is the mapping on success, null on every rank when any
+// rank failed (the communicator then runs without it). Call without the engine lock.
+errc segment_make(core::comm* c, const char* kind, size_t bytes, char** base_out) {
+  core::engine_guard guard;
+  maker* m = maker_new(c, kind, bytes, false);
+  maker_go(m);
+  core::progress_wait(guard, [m] { return m->over; });
+  *base_out = m->error == errc::success && m->agreed ? m->obj.base : nullptr;
+  const errc e = m->error;
+  delete m;
+  return e;
 }
 
 region* region_new(core::comm* c, char* base, size_t bytes, int nslots, int64_t small, int nlarge, size_t small_off,
@@ -151,65 +313,26 @@ void region_release(core::comm* c) {
 int regions_live() { return g_live.load(std::memory_order_relaxed); }
 int persistent_regions_live() { return g_persistent_live.load(std::memory_order_relaxed); }
 
-// Whether every rank may read every other rank's memory (the kernel checks the same permission
-// for writing): each announces its pid and the address of a probe byte in run 0's inline data
-// (no run uses it before the region is ready), reads one byte from every peer, and all agree.
-// Collective over c, with the region not yet ready (the agreement's collectives use messages).
-static errc agree_cma(core::comm* c, region* g) {
-  static char probe = 1;
-  g->pid = int32_t(::getpid());
-  g->announce(0, &probe, nullptr);
-  coll_args bar;
-  bar.kind = coll_kind::barrier;
-  bar.c = c;
-  if (errc e = run_blocking(bar); e != errc::success) return e;
-  int32_t ok = core::cma_wanted();
-  for (int r = 0; r < g->n && ok; ++r) {
-    if (r == g->me) continue;
-    const region::buffers b = g->announced(r, 0);
-    char byte = 0;
-    ok = region::read_from(b.pid, b.send, &byte, 1) && byte == 1;
-  }
-  int32_t all = 0;
-  if (errc e = agree_all(c, ok, &all); e != errc::success) return e;
-  g->announce(0, nullptr, nullptr);  // every peer has read it: the allreduce is past their reads
-  g->cma = all != 0;
-  return errc::success;
-}
-
-errc region_setup(core::comm* c) {
-  if (c->coll_shm_state != state_none) return errc::success;
+void region_setup_start(core::comm* c) {
+  if (c->coll_shm_state != state_none) return;
   if (!wanted(c)) {
     c->coll_shm_state = state_off;
-    return errc::success;
+    return;
   }
-  c->coll_shm_state = state_busy;  // the agreement's own collectives must not come back here
-
+  c->coll_shm_state = state_busy;  // its own collectives select message algorithms
   size_t small_off = 0, large_off = 0, log_off = 0;
   const size_t bytes = region_bytes(c->size, slots, small_bytes, large_slots, &small_off, &large_off, &log_off);
-  char* base = nullptr;
-  const errc e = segment_make(c, "coll", bytes, &base);
-  if (e != errc::success || !base) {
-    c->coll_shm_state = state_off;
-    return e;
-  }
-  region* g = region_new(c, base, bytes, slots, small_bytes, large_slots, small_off, large_off);
-  g->log_off = log_off;
-  g->log.block = const_cast<char*>(g->log_block(g->me));
-  g_live.fetch_add(1, std::memory_order_relaxed);
-  if (errc ce = agree_cma(c, g); ce != errc::success) {
-    ::munmap(g->base, g->bytes);
-    delete g;
-    g_live.fetch_sub(1, std::memory_order_relaxed);
-    c->coll_shm_state = state_off;
-    return ce;
-  }
-  core::engine_guard guard;  // the progress thread reads these under the lock
-  c->coll_shm = g;
-  c->coll_shm_free = region_free;
-  c->coll_shm_state = state_ready;
-  log_register(c);
-  return errc::success;
+  maker* m = maker_new(c, "coll", bytes, true);
+  m->small_off = small_off;
+  m->large_off = large_off;
+  m->log_off = log_off;
+  maker_go(m);
+}
+
+void region_setup(core::comm* c) {
+  core::engine_guard guard;
+  region_setup_start(c);
+  core::progress_wait(guard, [c] { return c->coll_shm_state != state_busy; });
 }
 
 errc region_make(core::comm* c, int nslots, int64_t data_bytes, region** out) {

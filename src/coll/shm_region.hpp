@@ -1,13 +1,15 @@
 // The shared-memory region of a communicator, for the shared-memory collectives
 // (src/coll/algorithms/*/*_shm.cpp).
 //
-// Lifecycle: the first blocking collective on a communicator of two or more ranks, all on this
-// host, sets the region up (region_setup, collective: rank 0 creates a POSIX
+// Lifecycle: the first collective on a communicator of two or more ranks, all on this host, blocking
+// or nonblocking, begins setting the region up (region_setup_start: rank 0 creates a POSIX
 // shared-memory segment, broadcasts its name, every rank maps it, an allreduce agrees that all
-// succeeded, rank 0 unlinks the name). That happens inside a blocking collective, which every rank
-// calls at the same point of the communicator's collective sequence, so the state (ready or not)
-// is the same on every rank at every later call, and selection predicates may read it. A
-// communicator whose setup failed (no /dev/shm space, ...) keeps using the message algorithms.
+// succeeded, rank 0 unlinks the name), as nonblocking collectives on message algorithms. Every
+// rank begins it at the same point of the communicator's collective sequence, and until it is
+// over on this rank the calls whose selection may read the region wait (blocking ones in their
+// call, nonblocking ones in a deferred request), so every rank selects each collective with the
+// same state (ready or not), and selection predicates may read it. A communicator whose setup
+// failed (no /dev/shm space, ...) keeps using the message algorithms.
 // Each rank unmaps the region when its communicator object is destroyed; the memory lives until
 // the last rank has unmapped it, so a rank may leave while a peer still reads its data.
 //
@@ -243,10 +245,17 @@ struct region {
 inline region* region_of(const core::comm* c) { return static_cast<region*>(c->coll_shm); }
 inline bool region_ready(const core::comm* c) { return c->coll_shm_state == state_ready; }
 
-// Sets up c's region if it has none yet and could have one (see above). Collective over c; call
-// only from a blocking collective, before its own sequence number is taken. Returns an error only
-// when the agreement's own messages fail; a region that cannot be made is not an error.
-[[nodiscard]] core::errc region_setup(core::comm* c);
+// Begins setting c's region up if it has none yet and could have one (see above; engine lock
+// held): the first collective on c calls it, blocking or not, before taking its own sequence
+// number. The setup's collectives take the next four sequence numbers at once and run as
+// nonblocking collectives on message algorithms, moved on by a progress poller, with c in
+// state_busy until the last one is over on this rank; c then gets its region (state_ready) or
+// goes on without (state_off: no space, or a rank that could not map it), alike on every rank,
+// and the nonblocking calls that waited meanwhile start (coll::start_deferred).
+void region_setup_start(core::comm* c);
+// The same, then waits until the setup is over (no engine lock: blocking collectives, persistent
+// inits).
+void region_setup(core::comm* c);
 
 // Unmaps c's region now (MPI_Finalize, for the predefined communicators, which are never
 // destroyed); c falls back to the message algorithms.

@@ -133,6 +133,22 @@ static inline void* mpitest_malloc(size_t n)
     return p;
 }
 
+/* Baton's shared-memory segments of one kind ("coll": communicators' regions, "pers": persistent
+ * collectives' regions) this process maps now: lines of /proc/self/maps naming
+ * /dev/shm/baton.<job>.<kind>.<pid>.<random> (docs/architecture.md, "Shared-memory objects"). */
+static inline int mpitest_shm_mappings(const char* kind)
+{
+    FILE* f = fopen("/proc/self/maps", "r");
+    if (!f) return -1;
+    char line[512], part[32];
+    snprintf(part, sizeof part, ".%s.", kind);
+    int n = 0;
+    while (fgets(line, sizeof line, f))
+        if (strstr(line, "/dev/shm/baton.") && strstr(line, part)) ++n;
+    fclose(f);
+    return n;
+}
+
 /* Agrees on the result with point-to-point only. Every rank calls it exactly once, before
  * MPI_Finalize. Returns 0 if no rank recorded a failure, 1 otherwise. */
 static inline int mpitest_finish(void)

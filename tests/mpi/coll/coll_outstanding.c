@@ -34,9 +34,6 @@ int main(int argc, char** argv) {
   CHECK(found && *(int*)attr >= 32767, "MPIX_ICOLL_MAX_OUTSTANDING is %d", found ? *(int*)attr : -1);
   CHECK(!found || *(int*)attr >= n, "the test posts %d, more than the limit %d", n, found ? *(int*)attr : -1);
   (void)flag;
-  /* "shm": a blocking collective first, so the communicator gets its shared-memory region and the
-   * nonblocking collectives below run the shared-memory algorithms. */
-  if (argc > 2 && strcmp(argv[2], "shm") == 0) CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
   long before = rss_kb();
   for (int i = 0; i < n; ++i) {
     in[i] = rank + i;

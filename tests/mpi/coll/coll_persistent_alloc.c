@@ -157,19 +157,6 @@ static int check_mid(int it) {
   return 1;
 }
 
-/* Segments of persistent shared-memory regions mapped now (one per such operation alive). */
-static int pers_mappings(void) {
-  FILE* f = fopen("/proc/self/maps", "r");
-  if (!f) return -1;
-  char line[512];
-  int n = 0;
-  while (fgets(line, sizeof line, f))
-    /* /dev/shm/baton.<job>.pers.<pid>.<random> (docs/architecture.md, "Shared-memory objects") */
-    if (strstr(line, "/dev/shm/baton.") && strstr(line, ".pers.")) ++n;
-  fclose(f);
-  return n;
-}
-
 static void prep_none(int it) {
   (void)it;
 }
@@ -208,7 +195,7 @@ int main(int argc, char** argv) {
   /* the path these small operations take: shared memory on one host unless switched off */
   const char* off = getenv("BATON_COLL_SHM");
   const int shm_wanted = size >= 2 && !(off && strcmp(off, "0") == 0);
-  const int mapped = pers_mappings();
+  const int mapped = mpitest_shm_mappings("pers");
   CHECK(shm_wanted ? mapped >= 1 : mapped == 0, "%d persistent shared-memory segments mapped (BATON_COLL_SHM=%s)",
         mapped, off ? off : "unset");
   if (rank == 0) printf("path: %s\n", mapped > 0 ? "shared memory" : "messages");

@@ -28,18 +28,6 @@ static int rank, size;
 static int expect_shm;  /* the shared-memory persistent path should be taken */
 static int single_copy; /* on unless BATON_PCOLL_SINGLE_COPY=0 or BATON_SHM_CMA=0 */
 
-static int pers_mappings(void) {
-  FILE* f = fopen("/proc/self/maps", "r");
-  if (!f) return -1;
-  char line[512];
-  int n = 0;
-  while (fgets(line, sizeof line, f))
-    /* /dev/shm/baton.<job>.pers.<pid>.<random> (docs/architecture.md, "Shared-memory objects") */
-    if (strstr(line, "/dev/shm/baton.") && strstr(line, ".pers.")) ++n;
-  fclose(f);
-  return n;
-}
-
 enum kind { k_allreduce, k_bcast, k_reduce, k_barrier, k_alltoall, k_count };
 static const char* const kind_names[k_count] = {"allreduce", "bcast", "reduce", "barrier", "alltoall"};
 
@@ -180,7 +168,7 @@ static void test_many(void) {
   op* ops = (op*)mpitest_malloc(sizeof(op) * nops);
   MPI_Request* reqs = (MPI_Request*)mpitest_malloc(sizeof(MPI_Request) * nops);
   int perm[nops];
-  const int before = pers_mappings();
+  const int before = mpitest_shm_mappings("pers");
   int shm_ops = 0;
   for (int k = 0; k < nops; ++k) {
     const enum kind kind = (enum kind)(k % k_count);
@@ -190,7 +178,7 @@ static void test_many(void) {
     op_init(&ops[k], k, kind, count, MPI_INFO_NULL);
     ++shm_ops;
   }
-  const int alive = pers_mappings() - before;
+  const int alive = mpitest_shm_mappings("pers") - before;
   if (expect_shm)
     CHECK(alive == shm_ops, "%d persistent operations alive map %d shared segments (expected one each)", shm_ops,
           alive);
@@ -239,7 +227,8 @@ static void test_many(void) {
   CHECK(bad == 0, "%d wrong elements in %d rounds of %d persistent operations", bad, rounds, nops);
   CHECK(blocking_bad == 0, "%d wrong blocking/nonblocking results mixed with persistent operations", blocking_bad);
   for (int k = 0; k < nops; ++k) op_free(&ops[k]);
-  CHECK(pers_mappings() == before, "MPI_Request_free left %d shared segments mapped", pers_mappings() - before);
+  const int left = mpitest_shm_mappings("pers") - before;
+  CHECK(left == 0, "MPI_Request_free left %d shared segments mapped", left);
   free(ops);
   free(reqs);
 }
@@ -270,11 +259,11 @@ static void test_large_bcast(void) {
     unsigned char* buf = malloc((size_t)n);
     unsigned char* buf2 = malloc((size_t)n);
     MPI_Request req[2];
-    const int before = pers_mappings();
+    const int before = mpitest_shm_mappings("pers");
     CHECK_MPI(MPI_Bcast_init(buf, n, MPI_BYTE, root, MPI_COMM_WORLD, MPI_INFO_NULL, &req[0]));
     CHECK_MPI(MPI_Bcast_init(buf2, n, MPI_BYTE, root2, MPI_COMM_WORLD, MPI_INFO_NULL, &req[1]));
-    CHECK(!expect_shm || !single_copy || pers_mappings() - before == 2,
-          "bcast of %d bytes: %d shared segments mapped, expected 2", n, pers_mappings() - before);
+    CHECK(!expect_shm || !single_copy || mpitest_shm_mappings("pers") - before == 2,
+          "bcast of %d bytes: %d shared segments mapped, expected 2", n, mpitest_shm_mappings("pers") - before);
     int bad = 0;
     for (int it = 0; it < 40; ++it) {
       for (int i = 0; i < n; ++i) {
@@ -323,11 +312,11 @@ static void test_large_allreduce(void) {
     int* in2 = malloc((size_t)n * sizeof(int));
     int* out2 = malloc((size_t)n * sizeof(int));
     MPI_Request req[2];
-    const int before = pers_mappings();
+    const int before = mpitest_shm_mappings("pers");
     CHECK_MPI(MPI_Allreduce_init(in, out, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &req[0]));
     CHECK_MPI(MPI_Allreduce_init(in2, out2, n, MPI_INT, left_op, MPI_COMM_WORLD, MPI_INFO_NULL, &req[1]));
-    CHECK(!expect_shm || !single_copy || pers_mappings() - before == 2,
-          "allreduce of %d ints: %d shared segments mapped, expected 2", n, pers_mappings() - before);
+    CHECK(!expect_shm || !single_copy || mpitest_shm_mappings("pers") - before == 2,
+          "allreduce of %d ints: %d shared segments mapped, expected 2", n, mpitest_shm_mappings("pers") - before);
     int bad = 0;
     for (int it = 0; it < 30; ++it) {
       for (int i = 0; i < n; ++i) {
@@ -364,7 +353,7 @@ static void test_long_runs(void) {
   static const int counts[] = {1, 12, 100, 10000};
   for (int c = 0; c < 4; ++c) {
     op b, a, t;
-    const int before = pers_mappings();
+    const int before = mpitest_shm_mappings("pers");
     op_init(&b, 100 + c, k_bcast, counts[c], MPI_INFO_NULL);
     op_init(&a, 200 + c, k_allreduce, counts[c], MPI_INFO_NULL);
     op_init(&t, 400 + c, k_alltoall, counts[c], MPI_INFO_NULL);
@@ -374,8 +363,8 @@ static void test_long_runs(void) {
     if (c == 3 && size * counts[c] * 4 > (256 << 10)) --want;
     if (c == 3 && !(single_copy && size * counts[c] * 4 <= (4 << 20))) --want;
     if (!expect_shm) want = 0;
-    CHECK(pers_mappings() - before == want, "count %d: %d shared segments mapped, expected %d", counts[c],
-          pers_mappings() - before, want);
+    CHECK(mpitest_shm_mappings("pers") - before == want, "count %d: %d shared segments mapped, expected %d", counts[c],
+          mpitest_shm_mappings("pers") - before, want);
     int bad = 0;
     for (int it = 0; it < 100; ++it) {
       /* receivers fall behind now and then, so the root reuses slots that they still read */
@@ -412,10 +401,10 @@ static void test_named(void) {
   MPI_Info info;
   CHECK_MPI(MPI_Info_create(&info));
   CHECK_MPI(MPI_Info_set(info, "baton_algorithm", "recursive_doubling"));
-  const int before = pers_mappings();
+  const int before = mpitest_shm_mappings("pers");
   op a;
   op_init(&a, 300, k_allreduce, 5, info);
-  CHECK(pers_mappings() == before, "baton_algorithm=recursive_doubling still mapped a shared segment");
+  CHECK(mpitest_shm_mappings("pers") == before, "baton_algorithm=recursive_doubling still mapped a shared segment");
   int bad = 0;
   for (int it = 0; it < 20; ++it) {
     op_prepare(&a, 300, it);
@@ -429,7 +418,7 @@ static void test_named(void) {
     /* and naming the shared-memory algorithm works where it can run */
     CHECK_MPI(MPI_Info_set(info, "baton_algorithm", "shm"));
     op_init(&a, 301, k_allreduce, 5, info);
-    CHECK(pers_mappings() == before + 1, "baton_algorithm=shm mapped %d segments", pers_mappings() - before);
+    CHECK(mpitest_shm_mappings("pers") == before + 1, "baton_algorithm=shm mapped %d segments", mpitest_shm_mappings("pers") - before);
     for (int it = 0; it < 20; ++it) {
       op_prepare(&a, 301, it);
       CHECK_MPI(MPI_Start(&a.req));

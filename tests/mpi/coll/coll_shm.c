@@ -32,19 +32,6 @@ static void matrix_product(int n, int salt, unsigned* out) {
   }
 }
 
-/* Lines of /proc/self/maps naming a collective region. */
-static int region_mappings(void) {
-  FILE* f = fopen("/proc/self/maps", "r");
-  if (!f) return -1;
-  char line[512];
-  int n = 0;
-  while (fgets(line, sizeof line, f))
-    /* /dev/shm/baton.<job>.coll.<pid>.<random> (docs/architecture.md, "Shared-memory objects") */
-    if (strstr(line, "/dev/shm/baton.") && strstr(line, ".coll.")) ++n;
-  fclose(f);
-  return n;
-}
-
 /* One communicator's batch of nonblocking collectives. */
 enum { per_comm = 37, big = 20000 /* ints: 80 KB, past the 64 KiB slot */ };
 typedef struct batch {
@@ -226,7 +213,7 @@ static void test_bcast_types(void) {
 
 /* Free a communicator while its collectives are pending; then create / use / free many. */
 static void test_lifecycle(void) {
-  const int before = region_mappings();
+  const int before = mpitest_shm_mappings("coll");
   for (int it = 0; it < 200; ++it) {
     MPI_Comm c;
     CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &c));
@@ -240,7 +227,7 @@ static void test_lifecycle(void) {
     CHECK(sum == wsize * (wsize - 1) / 2 + wsize * it, "iteration %d: allreduce %d", it, sum);
     CHECK(b == it, "iteration %d: bcast %d", it, b);
   }
-  const int after = region_mappings();
+  const int after = mpitest_shm_mappings("coll");
   CHECK(after == before, "region mappings before %d, after 200 communicators %d", before, after);
 }
 

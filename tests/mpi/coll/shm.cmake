@@ -7,3 +7,8 @@ add_mpi_test(NAME coll_shm_async PROGRAM coll_shm NP 2 3 TIMEOUT 120 LABELS coll
 add_mpi_test(NAME coll_ahead SOURCES coll_ahead.c NP 2 3 4 8 TIMEOUT 60 LABELS coll)
 add_mpi_test(NAME coll_ahead_async PROGRAM coll_ahead NP 2 3 TIMEOUT 60 LABELS coll async
              ENV BATON_ASYNC_PROGRESS=1)
+# A communicator's first collectives nonblocking: its region is set up meanwhile (deferred calls)
+add_mpi_test(NAME coll_nb_first SOURCES coll_nb_first.c NP 1 2 3 4 8 TIMEOUT 60 LABELS coll)
+add_mpi_test(NAME coll_nb_first_async PROGRAM coll_nb_first NP 2 3 TIMEOUT 60 LABELS coll async
+             ENV BATON_ASYNC_PROGRESS=1)
+add_mpi_test(NAME coll_nb_first_msgs PROGRAM coll_nb_first NP 3 TIMEOUT 60 LABELS coll ENV BATON_COLL_SHM=0)

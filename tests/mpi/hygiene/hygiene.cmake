@@ -129,3 +129,7 @@ add_mpi_test(NAME hygiene_diverge SOURCES hygiene_diverge.c NP 1 2 3 4 8 TIMEOUT
 # across the two simulated hosts.
 add_mpi_test(NAME hygiene_diverge_messages PROGRAM hygiene_diverge NP 2 3 4 TIMEOUT 60 LABELS hygiene coll
              ENV BATON_COLL_SHM=0 HYGIENE_DIVERGE_MESSAGES=1)
+# The same where each case's call is its communicator's first collective: a nonblocking one waits
+# for the region's setup, deferred, and is logged when the setup ends.
+add_mpi_test(NAME hygiene_diverge_first PROGRAM hygiene_diverge NP 2 3 4 TIMEOUT 60 LABELS hygiene
+             ENV HYGIENE_DIVERGE_FIRST=1)

@@ -16,6 +16,10 @@
  *           given up after 20 s)
  *   case 6: MPI_Bcast, root 4 KB, receivers 400 KB (they wait for more than the root sends)
  *
+ * HYGIENE_DIVERGE_FIRST=1: each case's call is its communicator's first collective (no barrier
+ * before it), so a nonblocking one is deferred while the shared region is set up and is logged
+ * when the setup ends.
+ *
  * HYGIENE_DIVERGE_CASE=k runs case k alone; HYGIENE_DIVERGE_SHOW=1 prints what each rank got
  * (HYGIENE_DIVERGE_ALL=1 as well: every rank's messages).
  *
@@ -122,11 +126,14 @@ int main(int argc, char** argv)
 
     const char* only = getenv("HYGIENE_DIVERGE_CASE");
     const int messages = getenv("HYGIENE_DIVERGE_MESSAGES") != NULL;
+    const int first = getenv("HYGIENE_DIVERGE_FIRST") != NULL;
     for (int k = 0; k < 7; k++) {
         if (only && atoi(only) != k) continue;
         MPI_Comm c;
         CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &c));
-        CHECK_MPI(MPI_Barrier(c)); /* the first blocking collective sets up the shared region */
+        /* The first collective sets up the shared region; HYGIENE_DIVERGE_FIRST=1 leaves that to
+         * the case's own call (a nonblocking one then waits for the setup, deferred). */
+        if (!first) CHECK_MPI(MPI_Barrier(c));
         /* What a rank that receives more than it posted posted; a guard follows. */
         /* (In case 4 the receivers of a recursive-doubling allgather may get rank 0's block
          * through a peer, already cut: some rank reports it, not necessarily each.) */
