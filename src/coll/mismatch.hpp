@@ -27,9 +27,10 @@
 // takes it and fails too. A rank that waits with none of that asks the ranks it waits for (a
 // probe, tag probe_tag); one whose plan never sends what is asked for fails the communicator the
 // same way. Its own strays are taken with receives of no room (their senders complete), and a
-// failed communicator's context stays reserved after it is freed, since more may arrive. There only
-// the messages tell: a receiver fed no more than it posted (a binomial tree under a root that
-// passed more) returns success.
+// failed communicator's context stays reserved after it is freed, since more may arrive. A receive step
+// that gets less than it posted fails its run (schedule.cpp, short_recv). There only the messages
+// tell: a receiver fed exactly what it posted (a binomial tree's leaf under a root that passed
+// more) returns success.
 #pragma once
 
 #include "coll/coll.hpp"

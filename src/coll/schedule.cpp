@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "coll/coll.hpp"
 #include "coll/hosts.hpp"
 #include "coll/mismatch.hpp"
 #include "coll/shm_region.hpp"
@@ -235,9 +236,30 @@ void queue(run* r) {
 // Marks a step's request as started before start_internal returns it (it may complete inside).
 core::request* const starting = reinterpret_cast<core::request*>(uintptr_t{1});
 
+uint64_t seq_of(const core::comm* c, uint32_t bits);
+uint32_t seq_bits(int tag);
+
+// A receive step of r got fewer bytes than it posted: the sender's plan is not this one (a bcast
+// root that passed a smaller count than its receivers, whose messages still met).
+[[gnu::cold]] void short_recv(run* r, const core::request* q, const step& s) {
+  if (r->error != errc::success) return;
+  const core::comm* c = r->c;
+  r->error = core::error_set(
+      errc::truncate,
+      "collective %llu on %s: this rank's %s receives %llu bytes from rank %d where it posted %lld; the ranks' counts "
+      "or datatypes disagree (every rank of a collective must pass the same type signature)",
+      (unsigned long long)seq_of(c, seq_bits(r->tag_prefix)),
+      c->name.empty() ? "a communicator" : c->name.c_str(), r->p->al ? coll_name(r->p->al->kind) : "collective",
+      (unsigned long long)q->status.bytes, s.peer, (long long)s.count * (long long)s.type->size());
+}
+
 void on_step_complete(core::request* q) {
   run* r = static_cast<run*>(q->ext);
   if (q->status.error != errc::success && r->error == errc::success) r->error = q->status.error;
+  const step& s = r->p->steps[q->step];
+  if (s.kind == step_kind::recv && q->status.bytes < uint64_t(s.count * s.type->size()) && !r->p->short_recvs)
+      [[unlikely]]
+    short_recv(r, q, s);
   r->reqs[q->step] = nullptr;
   r->completed.push_back(q->step);
   core::request_delete(q);

@@ -115,6 +115,10 @@ class plan {
   bool commutative_order = true;
   bool runs_inline = false;  // a chain of poll/copy/reduce steps without temporaries (run_inline can run it)
   bool uses_shm = false;  // has poll steps on the communicator's shared region: each run takes a sequence number
+  // Receives may take less than their count (a collective read's data past the end of the file is
+  // not sent: src/io/collective.cpp). Otherwise a receive step that gets less than it posted shows
+  // that the ranks' counts or datatypes disagree (its run fails with MPI_ERR_TRUNCATE).
+  bool short_recvs = false;
   int64_t max_step_bytes = 0;  // largest data one step moves or combines (set by finish())
   int64_t shm_data_bytes = 0;  // largest data a rank publishes per run in a region (a persistent region's buffer)
   // The (peer, ordinal) pairs of its send steps as a 64-bit set (send_bit; set by finish()): what a

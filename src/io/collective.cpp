@@ -281,6 +281,7 @@ errc start_p2(coll_op* op) {
   file* f = op->f;
   const bool write = op->t.write;
   auto* p = new coll::plan;
+  p->short_recvs = !write;  // an aggregator sends none of a stripe's data past the end of the file
   coll::builder b(*p);
   // This rank's slices go to (writes) or come from (reads) their stripes' aggregators.
   for (const slice& s : op->slices) {
