@@ -9,6 +9,9 @@
  *     alltoall    MPI_Alltoall (bytes); the size is the block sent to each peer
  *     ialltoall   MPI_Ialltoall + MPI_Wait
  *     ibarrier    MPI_Ibarrier + MPI_Wait (reported at size 0)
+ *     iallreduce.nbcomm  MPI_Iallreduce + MPI_Wait on a duplicate of MPI_COMM_WORLD that
+ *                 never sees a blocking collective (a communicator kept for overlapped
+ *                 reductions; its first collective is this series' first call)
  *
  * at 8 B, 64 KiB and 1 MiB per rank (sizes above --max-size are skipped).  For
  * every operation and size: one validated call, a warm-up, then `samples`
@@ -32,10 +35,23 @@
 
 static const char* const bench_name = "coll_latency";
 
-enum op_kind { op_allreduce, op_iallreduce, op_bcast, op_ibcast, op_alltoall, op_ialltoall, op_ibarrier, op_count };
+enum op_kind {
+  op_allreduce,
+  op_iallreduce,
+  op_bcast,
+  op_ibcast,
+  op_alltoall,
+  op_ialltoall,
+  op_ibarrier,
+  op_iallreduce_nbcomm,
+  op_count
+};
 
-static const char* const op_names[op_count] = {"allreduce", "iallreduce", "bcast",   "ibcast",
-                                               "alltoall",  "ialltoall",  "ibarrier"};
+static const char* const op_names[op_count] = {"allreduce", "iallreduce", "bcast",    "ibcast",
+                                               "alltoall",  "ialltoall",  "ibarrier", "iallreduce.nbcomm"};
+
+/* The communicator of op_iallreduce_nbcomm: only nonblocking collectives ever run on it. */
+static MPI_Comm nb_comm = MPI_COMM_NULL;
 
 typedef struct step_ctx {
   enum op_kind op;
@@ -60,6 +76,10 @@ static void call(const step_ctx* c) {
     case op_iallreduce:
       bench_check(MPI_Iallreduce(c->sbuf, c->rbuf, ndoubles, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &req),
                   "MPI_Iallreduce");
+      wait_one(&req);
+      break;
+    case op_iallreduce_nbcomm:
+      bench_check(MPI_Iallreduce(c->sbuf, c->rbuf, ndoubles, MPI_DOUBLE, MPI_SUM, nb_comm, &req), "MPI_Iallreduce");
       wait_one(&req);
       break;
     case op_bcast:
@@ -112,6 +132,7 @@ static void validate(int rank, const step_ctx* c) {
   switch (c->op) {
     case op_allreduce:
     case op_iallreduce:
+    case op_iallreduce_nbcomm:
       for (size_t i = 0; i < nd; ++i) {
         sd[i] = reduce_input(rank, i);
         rd[i] = -1.0;
@@ -184,6 +205,7 @@ int main(int argc, char** argv) {
 
   bench_opts opts;
   bench_parse_args(argc, argv, &opts);
+  bench_check(MPI_Comm_dup(MPI_COMM_WORLD, &nb_comm), "MPI_Comm_dup");
   /* Byte budget per batch (per rank); the time cap usually decides. */
   const size_t budget = opts.quick ? ((size_t)8 << 20) : ((size_t)64 << 20);
   const long max_iters = opts.quick ? 500 : 5000;
@@ -263,6 +285,7 @@ int main(int argc, char** argv) {
 
   free(sbuf);
   free(rbuf);
+  bench_check(MPI_Comm_free(&nb_comm), "MPI_Comm_free");
   bench_check(MPI_Finalize(), "MPI_Finalize");
   return 0;
 }

@@ -97,7 +97,8 @@ BENCH_NOTES = {
     "coll_latency": "Per-rank message size (alltoall: the block sent to each peer); ibarrier is listed at 0 B. "
     "Each batch's value is the slowest rank's mean time per call. <op>.paired (8 B): the blocking and "
     "nonblocking forms with their batches alternating (same machine phase; their ratio is the nonblocking "
-    "form's cost).",
+    "form's cost). iallreduce.nbcomm: MPI_Iallreduce + MPI_Wait on a duplicate of MPI_COMM_WORLD that only "
+    "ever sees nonblocking collectives.",
     "coll_persistent": "Rows <op>.blocking / .nonblocking (I<op> + Wait) / .persistent (<Op>_init once, untimed; then "
     "Start + Wait). Open MPI 4.1 runs its MPIX_<Op>_init (mpi-ext.h pcollreq extension); a library without "
     "persistent collectives has no .persistent rows.",
