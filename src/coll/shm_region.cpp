@@ -55,19 +55,22 @@ bool wanted(core::comm* c) {
   return hosts_of(c).nhosts == 1;
 }
 
-// Collective over c (blocking, message algorithms while the region is not ready): *all becomes
-// the minimum of every rank's `mine` (1 on every rank = all agree).
-errc agree_all(core::comm* c, int32_t mine, int32_t* all) {
+// An agreement over c: *all becomes the minimum of every rank's *mine (1 on every rank = all
+// agree).
+coll_args agreement(core::comm* c, const int32_t* mine, int32_t* all) {
   coll_args ar;
   ar.kind = coll_kind::allreduce;
   ar.c = c;
-  ar.sendbuf = &mine;
+  ar.sendbuf = mine;
   ar.recvbuf = all;
   ar.count = 1;
   ar.type = core::predefined_datatype(0x209);  // MPI_INT
   ar.op = core::predefined_op(core::op_kind::min);
-  return run_blocking(ar);
+  return ar;
 }
+
+// The same, blocking (message algorithms while the region is not ready).
+errc agree_all(core::comm* c, int32_t mine, int32_t* all) { return run_blocking(agreement(c, &mine, all)); }
 
 struct setup_info {
   int32_t ok;
@@ -108,25 +111,12 @@ constexpr uint64_t maker_collectives = 4;  // barrier, bcast, allreduce (and ins
 std::vector<maker*> g_makers;              // engine lock
 bool makers_poll();
 
-void maker_start(maker* m, coll_kind kind, const void* send, void* recv, int64_t count, const core::datatype* t,
-                 const core::op* op) {
-  coll_args a;
-  a.kind = kind;
-  a.c = m->c;
-  a.sendbuf = send;
-  a.recvbuf = recv;
-  a.count = count;
-  a.type = t;
-  a.op = op;
+// Starts m's next collective on its next reserved sequence number.
+void maker_start(maker* m, const coll_args& a) {
   if (errc e = start_reserved(a, m->seq++, &m->req); e != errc::success) {
     m->error = e;
     m->req = nullptr;
   }
-}
-
-void maker_agree(maker* m) {
-  maker_start(m, coll_kind::allreduce, &m->mine, &m->all, 1, core::predefined_datatype(0x209),  // MPI_INT
-              core::predefined_op(core::op_kind::min));
 }
 
 // Ends m: a communicator's region is installed (or the communicator goes on without one) and its
@@ -178,17 +168,28 @@ bool maker_advance(maker* m) {
     }
     core::comm* c = m->c;
     switch (m->phase++) {
-      case 0:
-        maker_start(m, coll_kind::barrier, nullptr, nullptr, 0, nullptr, nullptr);
+      case 0: {
+        coll_args bar;
+        bar.kind = coll_kind::barrier;
+        bar.c = c;
+        maker_start(m, bar);
         break;
-      case 1:
+      }
+      case 1: {
         if (c->rank == 0 && core::shm_create(m->kind, m->bytes, &m->obj) == errc::success &&
             m->obj.name.size() < sizeof m->info.name) {
           m->info.ok = 1;
           std::memcpy(m->info.name, m->obj.name.c_str(), m->obj.name.size() + 1);
         }
-        maker_start(m, coll_kind::bcast, nullptr, &m->info, sizeof m->info, core::predefined_datatype(0x247), nullptr);
+        coll_args bc;
+        bc.kind = coll_kind::bcast;
+        bc.c = c;
+        bc.recvbuf = &m->info;
+        bc.count = sizeof m->info;
+        bc.type = core::predefined_datatype(0x247);  // MPI_BYTE
+        maker_start(m, bc);
         break;
+      }
       case 2:
         if (c->rank != 0 && m->info.ok) {
           m->info.name[sizeof m->info.name - 1] = 0;
@@ -200,7 +201,7 @@ bool maker_advance(maker* m) {
           m->g->pid = int32_t(::getpid());
           m->g->announce(0, &probe, nullptr);
         }
-        maker_agree(m);
+        maker_start(m, agreement(c, &m->mine, &m->all));
         break;
       case 3:
         if (c->rank == 0) core::shm_unlink_name(m->obj);  // every rank has opened it (or given up)
@@ -217,7 +218,7 @@ bool maker_advance(maker* m) {
           char byte = 0;
           m->mine = region::read_from(b.pid, b.send, &byte, 1) && byte == 1;
         }
-        maker_agree(m);
+        maker_start(m, agreement(c, &m->mine, &m->all));
         break;
       default:
         m->g->announce(0, nullptr, nullptr);  // every peer has read it: the allreduce is past their reads
