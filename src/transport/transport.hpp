@@ -25,8 +25,9 @@
 //   send_rndv(r, index)           start a rendezvous send: the envelope goes now, the data when
 //                                 the receiver fetches them (rndv_fetch at its end)
 //   inject(index, env, buf, count, dt)  an eager message of at most caps.inject_max bytes sent
-//                                 within the call with no request (blocking sends); false: not
-//                                 now (the caller makes a request and calls send_eager)
+//                                 within the call (blocking sends with no request, nonblocking
+//                                 ones whose request is complete at once: env.cookie names it);
+//                                 false: not now (the caller calls send_eager)
 //   ack_match(index, cookie)      control message: the receiver matched the synchronous eager
 //                                 message `cookie` (sender's request), whose sender waits for it
 //   cancel_send(r, index)         control message: ask the receiver to withdraw r's message; the

@@ -123,6 +123,9 @@ bool poll() {
       const bool was_full = e.seg.slot(e.me_local, l, p.rx == 0 ? nslots - 1 : p.rx - 1)->full.load(
           std::memory_order_relaxed);
       for (int k = 0; k < 16; ++k) {
+        // The producer is ahead while slots are full: fetch the line of a slot it has likely
+        // written (shm.hpp: ring_prefetch_ahead) while this one is handled.
+        __builtin_prefetch(e.seg.slot(e.me_local, l, slot_ahead(p.rx, ring_prefetch_ahead, nslots)), 0, 3);
         handle_packet(p, h);
         if (!slot_parked(p, p.rx)) h->full.store(0, std::memory_order_release);  // parked: stays full
         p.rx = (p.rx + 1 == nslots) ? 0 : p.rx + 1;
