@@ -34,9 +34,10 @@ static int cancelled_of(MPI_Status* st)
 /* Cancel of a send nobody receives: the sender starts it (start), cancels and waits; then it sends
  * a replacement with the same tag (standard mode) and the receiver must get that one. */
 enum kind { K_ISSEND, K_ISEND_BIG, K_IBSEND, K_IBSEND_BIG, K_SEND_INIT_BIG, K_SSEND_INIT, K_BSEND_INIT,
-            K_RSEND_INIT_BIG, K_ISSEND_BIG, K_ISEND, K_NKINDS };
+            K_RSEND_INIT_BIG, K_ISSEND_BIG, K_ISEND, K_SEND_INIT, K_NKINDS };
 static const char* kind_name[] = {"Issend", "Isend(big)", "Ibsend", "Ibsend(big)", "Send_init(big)",
-                                  "Ssend_init", "Bsend_init", "Rsend_init(big)", "Issend(big)", "Isend"};
+                                  "Ssend_init", "Bsend_init", "Rsend_init(big)", "Issend(big)", "Isend",
+                                  "Send_init"};
 
 static void unreceived_cancel(enum kind k, int tag)
 {
@@ -54,7 +55,7 @@ static void unreceived_cancel(enum kind k, int tag)
         case K_ISSEND: case K_ISSEND_BIG: CHECK_MPI(MPI_Issend(buf, n, MPI_INT, peer, tag, MPI_COMM_WORLD, &req)); break;
         case K_ISEND: case K_ISEND_BIG: CHECK_MPI(MPI_Isend(buf, n, MPI_INT, peer, tag, MPI_COMM_WORLD, &req)); break;
         case K_IBSEND: case K_IBSEND_BIG: CHECK_MPI(MPI_Ibsend(buf, n, MPI_INT, peer, tag, MPI_COMM_WORLD, &req)); break;
-        case K_SEND_INIT_BIG: CHECK_MPI(MPI_Send_init(buf, n, MPI_INT, peer, tag, MPI_COMM_WORLD, &req)); persistent = 1; break;
+        case K_SEND_INIT_BIG: case K_SEND_INIT: CHECK_MPI(MPI_Send_init(buf, n, MPI_INT, peer, tag, MPI_COMM_WORLD, &req)); persistent = 1; break;
         case K_SSEND_INIT: CHECK_MPI(MPI_Ssend_init(buf, n, MPI_INT, peer, tag, MPI_COMM_WORLD, &req)); persistent = 1; break;
         case K_BSEND_INIT: CHECK_MPI(MPI_Bsend_init(buf, n, MPI_INT, peer, tag, MPI_COMM_WORLD, &req)); persistent = 1; break;
         case K_RSEND_INIT_BIG: CHECK_MPI(MPI_Rsend_init(buf, n, MPI_INT, peer, tag, MPI_COMM_WORLD, &req)); persistent = 1; break;
