@@ -121,9 +121,24 @@ inline pkt_header* reserve_slot(peer_state& p) {
 // slot leaves most of each transfer on the path of a stream of messages; much further ahead, each
 // end pulls lines the other has not finished with (6: slower than 3).
 constexpr uint32_t ring_prefetch_ahead = 3;
+// The producer also takes, for writing, the payload lines that a message the size of the one it
+// just sent would fill in that slot, up to this many lines (about 2 KiB): the consumer read them
+// last, and a store to a line another core shares waits for it to let go. Past 2 KiB the copy's
+// own streaming does as well (8 KiB: slower with them).
+constexpr uint32_t ring_prefetch_lines = 34;
 
 // The slot `ahead` positions past slot i of a ring of n slots.
 inline uint32_t slot_ahead(uint32_t i, uint32_t ahead, uint32_t n) { return i + ahead >= n ? i + ahead - n : i + ahead; }
+
+// Asks for the cache line at p in a state this core may write (PREFETCHW, which processors
+// before it run as a no-op).
+inline void prefetch_for_write(const void* p) {
+#if defined(__x86_64__)
+  asm volatile("prefetchw %0" ::"m"(*static_cast<const char*>(p)));
+#else
+  __builtin_prefetch(p, 1, 3);
+#endif
+}
 
 // Publishes a slot reserve_slot gave and moves to the next.
 inline void commit_slot(peer_state& p, pkt_header* h) {
@@ -134,9 +149,13 @@ inline void commit_slot(peer_state& p, pkt_header* h) {
   // The next slots' lines were last written by the consumer (it clears `full`), and it may be
   // spinning on the next one: fetch them now, so that reserve_slot's load of `full` hits instead
   // of stalling on a transfer between cores (most of an 8-byte message's send time). A window of
-  // 64 8-byte MPI_Isend: 150 -> 100 cycles per send.
+  // 64 8-byte MPI_Isend: 150 -> 100 cycles per send; with the payload lines, 32 B to 2 KiB
+  // messages 1.2-2.5x as many per second.
   __builtin_prefetch(s.seg.slot(p.local, s.me_local, p.tx), 0, 3);
-  __builtin_prefetch(s.seg.slot(p.local, s.me_local, slot_ahead(p.tx, ring_prefetch_ahead, n)), 0, 3);
+  const char* ahead = reinterpret_cast<const char*>(s.seg.slot(p.local, s.me_local, slot_ahead(p.tx, ring_prefetch_ahead, n)));
+  __builtin_prefetch(ahead, 0, 3);
+  const uint32_t lines = std::min<uint32_t>((uint32_t(sizeof(pkt_header)) + h->frag_len + 63) / 64, ring_prefetch_lines);
+  for (uint32_t i = 1; i < lines; ++i) prefetch_for_write(ahead + 64 * i);
 }
 
 // Emits the item at once if nothing waits before it and the ring has room, else queues it
@@ -188,6 +207,11 @@ inline bool ops::inject(uint32_t local, const envelope& e, const void* buf, int6
   if (!p.outq.empty()) return false;
   pkt_header* h = reserve_slot(p);
   if (!h) return false;
+  if (dt->is_contiguous()) {
+    if (e.len) core::copy_bytes(segment::payload(h), static_cast<const char*>(buf) + dt->true_lb(), e.len);
+  } else {
+    (void)core::pack_all(buf, count, *dt, segment::payload(h));
+  }
   h->type = pkt_eager;
   h->flags = 0;
   h->ctx = e.ctx;
@@ -196,11 +220,6 @@ inline bool ops::inject(uint32_t local, const envelope& e, const void* buf, int6
   h->frag_len = static_cast<uint32_t>(e.len);
   h->msg_len = e.len;
   h->cookie = e.cookie;
-  if (dt->is_contiguous()) {
-    if (e.len) core::copy_bytes(segment::payload(h), static_cast<const char*>(buf) + dt->true_lb(), e.len);
-  } else {
-    (void)core::pack_all(buf, count, *dt, segment::payload(h));
-  }
   commit_slot(p, h);
   ring_doorbell(p.local);
   return true;
