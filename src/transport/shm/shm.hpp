@@ -155,7 +155,7 @@ inline void commit_slot(peer_state& p, pkt_header* h) {
   const char* ahead = reinterpret_cast<const char*>(s.seg.slot(p.local, s.me_local, slot_ahead(p.tx, ring_prefetch_ahead, n)));
   __builtin_prefetch(ahead, 0, 3);
   const uint32_t lines = std::min<uint32_t>((uint32_t(sizeof(pkt_header)) + h->frag_len + 63) / 64, ring_prefetch_lines);
-  for (uint32_t i = 1; i < lines; ++i) prefetch_for_write(ahead + 64 * i);
+  for (size_t i = 1; i < lines; ++i) prefetch_for_write(ahead + 64 * i);
 }
 
 // Emits the item at once if nothing waits before it and the ring has room, else queues it
