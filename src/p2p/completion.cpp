@@ -3,6 +3,7 @@
 
 #include "core/comm.hpp"
 #include "core/datatype.hpp"
+#include "p2p/engine_state.hpp"
 
 namespace baton::p2p {
 
@@ -32,6 +33,7 @@ errc request_free(core::request* r) {
   core::engine_guard g;
   if (r->active && !r->is_complete()) {
     r->user_freed = true;  // the engine frees it when the operation completes
+    if (r->kind == core::req_kind::recv && !r->ops) ++eng().freed_recvs;
   } else {
     request_destroy(r);
   }

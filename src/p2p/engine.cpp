@@ -205,6 +205,7 @@ void complete_request(request* r) {
     // be kept (complete) for a later MPI_Cancel.
     if (r->ext && r->kind == core::req_kind::send && !r->ops && bsend_internal_done(r)) return;
     // MPI_Request_free was called while pending: nobody will retire it.
+    if (r->kind == core::req_kind::recv && !r->ops) --eng().freed_recvs;
     release_request(r);
     return;
   }
@@ -370,8 +371,13 @@ void flush() {
   if (!g_engine) return;
   core::engine_guard g;
   // Every send this rank started must complete before it leaves: a peer may still need this rank
-  // to answer a rendezvous or to emit queued acknowledgements.
-  core::progress_wait(g, [] { return transport::quiet() && eng().pending_sends == 0; });
+  // to answer a rendezvous or to emit queued acknowledgements. So must every receive the
+  // application freed while pending (MPI_Request_free): its sender may be waiting for this rank
+  // to fetch a rendezvous message, and would wait forever once this rank had gone.
+  core::progress_wait(g, [] {
+    const engine& e = eng();
+    return transport::quiet() && e.pending_sends == 0 && e.freed_recvs == 0;
+  });
 }
 }  // namespace baton::p2p
 

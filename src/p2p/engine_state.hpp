@@ -29,6 +29,9 @@ struct engine {
   std::vector<match_ctx*> ctxs;  // by context id
   int my_world = 0;
   uint64_t pending_sends = 0;  // sends started and not yet complete (MPI_Finalize waits for them)
+  // Point-to-point receives freed (MPI_Request_free) while pending: MPI_Finalize completes them
+  // too, since a rendezvous sender waits for this rank to fetch its data.
+  uint64_t freed_recvs = 0;
   // Rendezvous messages a nonblocking receive start matched while the progress thread runs: the
   // next poll fetches their data (fetch_handed_over), not the MPI_Irecv or MPI_Start call.
   std::vector<std::pair<request*, unexpected*>> handed_over;

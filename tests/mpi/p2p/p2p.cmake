@@ -82,3 +82,7 @@ add_mpi_test(NAME pt2pt_copy_job_off PROGRAM pt2pt_copy_job NP 2 3 TIMEOUT 60 LA
 # a handed-over receive is matched (MPI_Cancel leaves it), and message order holds
 add_mpi_test(NAME pt2pt_handover SOURCES pt2pt_handover.c NP 2 3 TIMEOUT 60 LABELS pt2pt async
              ENV BATON_ASYNC_PROGRESS=1)
+
+# Receives freed while pending complete in MPI_Finalize: a rendezvous sender that sends after its
+# receiver entered MPI_Finalize still completes, and the data lands (MPICH's rqfree hung before).
+add_mpi_test(NAME pt2pt_free_pending SOURCES pt2pt_free_pending.c NP 2 4 TIMEOUT 30 LABELS pt2pt)
