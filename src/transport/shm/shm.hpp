@@ -150,7 +150,7 @@ inline void commit_slot(peer_state& p, pkt_header* h) {
   // spinning on the next one: fetch them now, so that reserve_slot's load of `full` hits instead
   // of stalling on a transfer between cores (most of an 8-byte message's send time). A window of
   // 64 8-byte MPI_Isend: 150 -> 100 cycles per send; with the payload lines, 32 B to 2 KiB
-  // messages 1.2-2.5x as many per second.
+  // messages 1.7-2.4x as many per second (bench/pt2pt_bandwidth).
   __builtin_prefetch(s.seg.slot(p.local, s.me_local, p.tx), 0, 3);
   const char* ahead = reinterpret_cast<const char*>(s.seg.slot(p.local, s.me_local, slot_ahead(p.tx, ring_prefetch_ahead, n)));
   __builtin_prefetch(ahead, 0, 3);
