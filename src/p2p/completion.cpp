@@ -33,7 +33,7 @@ errc request_free(core::request* r) {
   core::engine_guard g;
   if (r->active && !r->is_complete()) {
     r->user_freed = true;  // the engine frees it when the operation completes
-    if (r->kind == core::req_kind::recv && !r->ops) ++eng().freed_recvs;
+    if (counts_as_freed_recv(r)) ++eng().freed_recvs;
   } else {
     request_destroy(r);
   }

@@ -82,21 +82,26 @@ void start_send(request* r) {
 }
 
 namespace {
-// A small standard- or ready-mode message that the transport takes within the call
-// (transport::inject, as a blocking send does): the request is complete at once, without
+// Sends a small standard- or ready-mode message within the call where the peer's transport takes
+// it (transport::inject); false when it does not (synchronous, too large, or not now). `cookie`:
+// the request the message stands for (0: a blocking send, which has none).
+inline bool inject_small(comm* c, int tag, const void* buf, int64_t count, const datatype* dt, send_mode mode,
+                         transport::route rt, uint64_t bytes, uint64_t cookie) {
+  return mode != send_mode::synchronous && bytes <= transport::caps_of(rt.via).inject_max &&
+         transport::inject(rt, transport::envelope{c->ctx, c->rank, tag, eng().my_world, bytes, cookie, false}, buf,
+                           count, dt);
+}
+
+// A nonblocking send that inject_small takes: the request is complete at once, without
 // start_send's queue, emission and completion steps (an 8-byte MPI_Isend through shared memory:
 // about 600 instructions before, 500 now, callgrind). The message carries the request as its
 // cookie, so that MPI_Cancel of the complete request can still ask the receiver to withdraw it.
 bool start_send_injected(request* r) {
-  if (r->mode == send_mode::synchronous || r->peer == proc_null) return false;
+  if (r->peer == proc_null) return false;
   const uint64_t bytes = static_cast<uint64_t>(r->count) * static_cast<uint64_t>(r->dt->size());
   const int wr = r->c->world_rank(r->peer);
-  const transport::route rt = transport::route_of(wr);
-  if (bytes > transport::caps_of(rt.via).inject_max) return false;
-  if (!transport::inject(rt,
-                         transport::envelope{r->ctx, r->c->rank, r->tag, eng().my_world, bytes,
-                                             reinterpret_cast<uint64_t>(r), false},
-                         r->buf, r->count, r->dt))
+  if (!inject_small(r->c, r->tag, r->buf, r->count, r->dt, r->mode, transport::route_of(wr), bytes,
+                    reinterpret_cast<uint64_t>(r)))
     return false;
   r->done = r->total = bytes;
   r->proto = proto_data_out | proto_acked;
@@ -205,7 +210,7 @@ void complete_request(request* r) {
     // be kept (complete) for a later MPI_Cancel.
     if (r->ext && r->kind == core::req_kind::send && !r->ops && bsend_internal_done(r)) return;
     // MPI_Request_free was called while pending: nobody will retire it.
-    if (r->kind == core::req_kind::recv && !r->ops) --eng().freed_recvs;
+    if (counts_as_freed_recv(r)) --eng().freed_recvs;
     release_request(r);
     return;
   }
@@ -341,11 +346,7 @@ errc send(const void* buf, int64_t count, const datatype* dt, int dest, int tag,
   const int wr = c->world_rank(dest);
   const uint64_t bytes = static_cast<uint64_t>(count) * static_cast<uint64_t>(dt->size());
   // A small message the transport takes within the call needs no request.
-  const transport::route rt = transport::route_of(wr);
-  if (mode != send_mode::synchronous && bytes <= transport::caps_of(rt.via).inject_max &&
-      transport::inject(rt, transport::envelope{c->ctx, c->rank, tag, eng().my_world, bytes, 0, false}, buf, count,
-                        dt))
-    return errc::success;
+  if (inject_small(c, tag, buf, count, dt, mode, transport::route_of(wr), bytes, 0)) return errc::success;
   request r;
   stack_request(r, core::req_kind::send, buf, count, dt, dest, tag, c, mode);
   start_send(&r);

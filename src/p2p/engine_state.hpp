@@ -31,12 +31,16 @@ struct engine {
   uint64_t pending_sends = 0;  // sends started and not yet complete (MPI_Finalize waits for them)
   // Point-to-point receives freed (MPI_Request_free) while pending: MPI_Finalize completes them
   // too, since a rendezvous sender waits for this rank to fetch its data.
-  uint64_t freed_recvs = 0;
+  uint64_t freed_recvs = 0;  // (those counts_as_freed_recv says)
   // Rendezvous messages a nonblocking receive start matched while the progress thread runs: the
   // next poll fetches their data (fetch_handed_over), not the MPI_Irecv or MPI_Start call.
   std::vector<std::pair<request*, unexpected*>> handed_over;
   uint64_t handed_over_total = 0;  // ever (the baton_p2p_fetches_handed_over counter)
 };
+
+// A request that engine::freed_recvs counts once the application frees it while pending: a
+// point-to-point receive (other kinds end through their own hooks).
+inline bool counts_as_freed_recv(const request* r) { return r->kind == core::req_kind::recv && !r->ops; }
 
 engine& eng();
 // The matching context with id ctx, made on first use (ctx_of_slow grows the table).
